@@ -1,0 +1,28 @@
+# linkpass: top-level build.  `make` builds the tool, `make test` runs the
+# whole pytest suite, `make demo` runs the sample-kernel demo.
+
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+WFLAGS  := -Wall -Wextra -Werror
+PYTHON  ?= /usr/bin/python3
+
+LP_SRCS := $(wildcard linkpass/*.c)
+LP_HDRS := $(wildcard linkpass/*.h)
+LP_OBJS := $(patsubst linkpass/%.c,build/linkpass/%.o,$(LP_SRCS))
+
+.PHONY: all test clean
+
+all: linkpass/linkpass
+
+build/linkpass/%.o: linkpass/%.c $(LP_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -c $< -o $@
+
+linkpass/linkpass: $(LP_OBJS)
+	$(CC) $(CFLAGS) -o $@ $(LP_OBJS) -lelf -lz -lpthread
+
+test: all
+	$(PYTHON) -m pytest -q tests
+
+clean:
+	rm -rf build linkpass/linkpass
