@@ -26,3 +26,6 @@ test: all
 
 clean:
 	rm -rf build linkpass/linkpass
+
+# Parts that bring their own rules (runtime, samples, hardening, bench).
+-include mk/*.mk

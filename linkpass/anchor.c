@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Choosing the anchor symbols of the table's relocations. */
+#include "anchor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Tried in order when a section has no global symbol of its own. */
+static const char *const fallback_anchors[] = {
+	"_text", "_stext", "__executable_start", "_start", "main", NULL,
+};
+
+/*
+ * A symbol another object can refer to and get this very address:
+ * global or weak, default or protected visibility (hidden symbols were
+ * made local by the link), defined in an allocated section, not an
+ * IFUNC (a reference would resolve to the chosen implementation), and
+ * not a __start_/__stop_ symbol (those may follow our own table).
+ */
+static bool eligible(const struct image *im, const struct symbol *s)
+{
+	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
+		return false;
+	if (s->vis != STV_DEFAULT && s->vis != STV_PROTECTED)
+		return false;
+	if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
+		return false;
+	if (!(im->secs[s->shndx].sh.sh_flags & SHF_ALLOC))
+		return false;
+	if (s->type != STT_FUNC && s->type != STT_NOTYPE &&
+	    s->type != STT_OBJECT)
+		return false;
+	if (!s->name[0] || !strncmp(s->name, "__start_", 8) ||
+	    !strncmp(s->name, "__stop_", 7))
+		return false;
+	return true;
+}
+
+/* Is @a a better anchor for its section than @b? */
+static bool better(const struct symbol *a, const struct symbol *b)
+{
+	if (!b)
+		return true;
+	if (a->value != b->value)
+		return a->value < b->value;
+	if ((a->type == STT_FUNC) != (b->type == STT_FUNC))
+		return a->type == STT_FUNC;
+	if (a->bind != b->bind)
+		return a->bind == STB_GLOBAL;
+	return strcmp(a->name, b->name) < 0;
+}
+
+static void add_distinct(struct anchors *a, const struct symbol *s)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->list[i] == s)
+			return;
+	a->list[a->n++] = s;
+}
+
+int anchors_choose(struct image *im, const char *forced,
+		   const struct site *sites, size_t nsites, struct anchors *a)
+{
+	const struct symbol *fallback = NULL, *s;
+	bool *used;
+	size_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->by_shndx = xcalloc(im->nsecs, sizeof(*a->by_shndx));
+	a->list = xcalloc(im->nsecs + 1, sizeof(*a->list));
+
+	if (forced && strcmp(forced, "auto")) {
+		s = image_find_symbol(im, forced);
+		if (!s)
+			return lp_error(im->path, forced,
+					"anchor symbol is not defined in the image; choose another with --anchor");
+		if (!eligible(im, s))
+			return lp_error(im->path, forced,
+					"anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor");
+		for (i = 0; i < im->nsecs; i++)
+			a->by_shndx[i] = s;
+		if (nsites)
+			add_distinct(a, s);
+		return 0;
+	}
+
+	used = xcalloc(im->nsecs, sizeof(*used));
+	for (i = 0; i < nsites; i++)
+		used[sites[i].shndx] = true;
+	for (i = 1; i < im->nsyms; i++) {
+		s = &im->syms[i];
+		if (!eligible(im, s))
+			continue;
+		if (used[s->shndx] && better(s, a->by_shndx[s->shndx]))
+			a->by_shndx[s->shndx] = s;
+	}
+	for (i = 0; fallback_anchors[i] && !fallback; i++) {
+		s = image_find_symbol(im, fallback_anchors[i]);
+		if (s && eligible(im, s))
+			fallback = s;
+	}
+	for (i = 1; i < im->nsyms && !fallback; i++)
+		if (eligible(im, &im->syms[i]))
+			fallback = &im->syms[i];
+
+	for (i = 0; i < im->nsecs; i++) {
+		if (!used[i])
+			continue;
+		if (!a->by_shndx[i])
+			a->by_shndx[i] = fallback;
+		if (!a->by_shndx[i]) {
+			free(used);
+			return lp_error(im->path, im->secs[i].name,
+					"no global symbol to anchor the table entries to; name one with --anchor");
+		}
+		add_distinct(a, a->by_shndx[i]);
+	}
+	free(used);
+	return 0;
+}
+
+void anchors_free(struct anchors *a)
+{
+	free(a->by_shndx);
+	free(a->list);
+	memset(a, 0, sizeof(*a));
+}

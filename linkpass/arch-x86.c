@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86_64 and i386.  A traced function starts (after an optional
+ * endbr64/endbr32) with "call __fentry__", or calls mcount after its
+ * prologue.  The call is e8 rel32; in a PIE the compiler calls through
+ * the GOT (ff 15), which the linker relaxes into "addr32 call" (67 e8).
+ * Under -q GNU ld then keeps R_X86_64_PC32 for the relaxed call while
+ * lld keeps the original R_X86_64_GOTPCRELX, so both are accepted.
+ */
+#include <elf.h>
+#include <string.h>
+
+#include "arch.h"
+
+#define OP_CALL		0xe8
+#define OP_ADDR32	0x67
+#define OP_GRP5		0xff
+#define MODRM_CALL_RIP	0x15	/* ff /2 with RIP-relative disp32 */
+
+static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };
+
+static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
+				     uint64_t off, uint32_t type,
+				     uint64_t *start)
+{
+	if (off < 1 || off + 4 > size)
+		return CALL_NONE;
+	switch (type) {
+	case R_X86_64_PLT32:
+		/* a direct call: the linker never relaxes these */
+		break;
+	case R_X86_64_PC32:
+	case R_X86_64_GOTPCRELX:
+	case R_X86_64_GOTPCREL:
+		/* possibly a GOT call, relaxed or not */
+		if (off >= 2 && code[off - 1] == OP_CALL &&
+		    code[off - 2] == OP_ADDR32) {
+			*start = off - 2;
+			return CALL_ADDR32;
+		}
+		if (type != R_X86_64_PC32 && off >= 2 &&
+		    code[off - 2] == OP_GRP5 && code[off - 1] == MODRM_CALL_RIP) {
+			*start = off - 2;
+			return CALL_GOT;
+		}
+		break;
+	default:
+		return CALL_NONE;
+	}
+	if (code[off - 1] != OP_CALL)
+		return CALL_NONE;
+	*start = off - 1;
+	return CALL_REL32;
+}
+
+static enum call_form i386_call_at(const uint8_t *code, uint64_t size,
+				   uint64_t off, uint32_t type,
+				   uint64_t *start)
+{
+	if (off < 1 || off + 4 > size)
+		return CALL_NONE;
+	if (type != R_386_PC32 && type != R_386_PLT32)
+		return CALL_NONE;
+	if (code[off - 1] != OP_CALL)
+		return CALL_NONE;
+	*start = off - 1;
+	return CALL_REL32;
+}
+
+static unsigned int x86_call_len(enum call_form f)
+{
+	switch (f) {
+	case CALL_REL32:
+		return 5;
+	case CALL_ADDR32:
+	case CALL_GOT:
+		return 6;
+	default:
+		return 0;
+	}
+}
+
+static unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
+{
+	if (avail >= 4 && (!memcmp(p, endbr64, 4) || !memcmp(p, endbr32, 4)))
+		return 4;
+	return 0;
+}
+
+/*
+ * One padding instruction as assemblers and linkers emit between
+ * functions: int3, nop, or a "0f 1f /0" long nop with any number of
+ * 66/2e prefixes.  Used to tell a dead function body (an overridden
+ * weak function, which follows padding) from stray code.
+ */
+static unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
+{
+	unsigned int n = 0, modrm, mod, rm, len;
+
+	if (avail && (p[0] == 0xcc || p[0] == 0x90 || p[0] == 0x00))
+		return 1;
+	while (n < avail && n < 14 && (p[n] == 0x66 || p[n] == 0x2e))
+		n++;
+	if (n < avail && p[n] == 0x90 && n > 0)
+		return n + 1;
+	if (n + 3 > avail || p[n] != 0x0f || p[n + 1] != 0x1f)
+		return 0;
+	modrm = p[n + 2];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	if ((modrm & 0x38) != 0 || mod == 3)
+		return 0;
+	len = n + 3 + (rm == 4);		/* SIB byte */
+	len += mod == 1 ? 1 : mod == 2 ? 4 : 0;	/* displacement */
+	if (mod == 0 && rm == 5)
+		len += 4;
+	return len <= avail ? len : 0;
+}
+
+static const struct arch arch_x86_64 = {
+	.name = "x86_64",
+	.machine = EM_X86_64,
+	.elfclass = ELFCLASS64,
+	.rela = true,
+	.addr_size = 8,
+	.abs_reloc = R_X86_64_64,
+	.relative_reloc = R_X86_64_RELATIVE,
+	.asm_word = ".quad",
+	.call_at = x86_64_call_at,
+	.call_len = x86_call_len,
+	.entry_prefix = x86_entry_prefix,
+	.padding_len = x86_padding_len,
+};
+
+static const struct arch arch_i386 = {
+	.name = "i386",
+	.machine = EM_386,
+	.elfclass = ELFCLASS32,
+	.rela = false,
+	.addr_size = 4,
+	.abs_reloc = R_386_32,
+	.relative_reloc = R_386_RELATIVE,
+	.asm_word = ".long",
+	.call_at = i386_call_at,
+	.call_len = x86_call_len,
+	.entry_prefix = x86_entry_prefix,
+	.padding_len = x86_padding_len,
+};
+
+static const struct arch *const arches[] = { &arch_x86_64, &arch_i386 };
+
+const struct arch *arch_find(uint16_t machine, uint8_t elfclass)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i]->machine == machine &&
+		    arches[i]->elfclass == elfclass)
+			return arches[i];
+	return NULL;
+}

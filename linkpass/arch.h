@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-architecture facts, one table per architecture: which relocation
+ * types a call to the mcount symbol can carry, the call opcode, the
+ * relocation the table object uses for its entries, and how padding
+ * between functions looks.  Nothing else in linkpass tests e_machine.
+ */
+#ifndef LINKPASS_ARCH_H
+#define LINKPASS_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a relocation against the mcount symbol was used by the code. */
+enum call_form {
+	CALL_NONE = 0,	/* not a call: a data or address reference */
+	CALL_REL32,	/* e8 rel32: 5 bytes */
+	CALL_ADDR32,	/* 67 e8 rel32: GOT call relaxed by the linker, 6 bytes */
+	CALL_GOT,	/* ff 15 disp32: call through the GOT, 6 bytes */
+};
+
+struct arch {
+	const char *name;
+	uint16_t machine;	/* EM_* */
+	uint8_t elfclass;	/* ELFCLASS32 / ELFCLASS64 */
+	bool rela;		/* code relocations are SHT_RELA (else SHT_REL) */
+	unsigned int addr_size;	/* table entry size in bytes */
+	uint32_t abs_reloc;	/* relocation type for a table entry */
+	uint32_t relative_reloc; /* dynamic RELATIVE type, read back from PIEs */
+	const char *asm_word;	/* assembler directive for one entry */
+
+	/*
+	 * Decide what kind of call (if any) uses the relocated field at
+	 * @off of section bytes @code (size @size), given the relocation
+	 * @type.  Returns the form and stores the instruction's start
+	 * offset in *@start.
+	 */
+	enum call_form (*call_at)(const uint8_t *code, uint64_t size,
+				  uint64_t off, uint32_t type, uint64_t *start);
+	/* Length in bytes of the instruction of form @f. */
+	unsigned int (*call_len)(enum call_form f);
+	/*
+	 * Bytes that may precede the mcount call at a function's entry
+	 * (endbr64/endbr32).  Returns their length at @p, or 0.
+	 */
+	unsigned int (*entry_prefix)(const uint8_t *p, uint64_t avail);
+	/* Length of one padding instruction (nop forms, int3) at @p, or 0. */
+	unsigned int (*padding_len)(const uint8_t *p, uint64_t avail);
+};
+
+/* The architecture table entry for an ELF machine/class, or NULL. */
+const struct arch *arch_find(uint16_t machine, uint8_t elfclass);
+
+#endif

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * linkpass check: is the table linked into an image exactly the set of
+ * call sites the image's own relocations give, sorted, without
+ * duplicates?  This is both the stability test of the relink loop and
+ * an audit for tables made by per-object tools.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "describe.h"
+#include "table_read.h"
+#include "util.h"
+
+struct findings {
+	size_t missing, stale, dups, unordered;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Print one finding unless the category already printed its limit. */
+static bool listing(const struct options *o, size_t count)
+{
+	return o->max_list <= 0 || count <= (size_t)o->max_list;
+}
+
+static void more(const struct options *o, const char *what, size_t count)
+{
+	if (o->max_list > 0 && count > (size_t)o->max_list)
+		printf("%s: ... and %zu more (--max-list=0 lists all)\n", what,
+		       count - (size_t)o->max_list);
+}
+
+static void order_faults(const struct options *o, const struct table *t,
+			 struct findings *fd)
+{
+	size_t i;
+
+	for (i = 1; i < t->n; i++) {
+		if (t->v[i] >= t->v[i - 1])
+			continue;
+		if (listing(o, ++fd->unordered))
+			printf("unordered 0x%016llx (entry %zu) after 0x%016llx (entry %zu)\n",
+			       (unsigned long long)t->v[i], i,
+			       (unsigned long long)t->v[i - 1], i - 1);
+	}
+	more(o, "unordered", fd->unordered);
+}
+
+static void compare(const struct options *o, struct image *im,
+		    const struct scan_result *r, const uint64_t *sorted,
+		    size_t n, struct findings *fd)
+{
+	size_t i = 0, j = 0;
+	char where[512], bytes[64];
+
+	/* duplicates */
+	for (i = 1; i < n; i++) {
+		if (sorted[i] != sorted[i - 1])
+			continue;
+		if (listing(o, ++fd->dups))
+			printf("duplicate 0x%016llx %s\n",
+			       (unsigned long long)sorted[i],
+			       describe_addr(im, &r->funcs, sorted[i], where,
+					     sizeof(where)));
+	}
+	more(o, "duplicate", fd->dups);
+
+	/* merge the sorted table with the sorted sites */
+	i = 0;
+	while (i < n || j < r->nkept) {
+		uint64_t tv = i < n ? sorted[i] : UINT64_MAX;
+		uint64_t sv = j < r->nkept ? r->kept[j].addr : UINT64_MAX;
+
+		if (i > 0 && i < n && sorted[i] == sorted[i - 1]) {
+			i++;
+			continue;
+		}
+		if (i < n && (j >= r->nkept || tv < sv)) {
+			const struct site *d = scan_find_dropped(r, tv);
+
+			if (listing(o, ++fd->stale))
+				printf("stale 0x%016llx %s: bytes %s%s%s\n",
+				       (unsigned long long)tv,
+				       describe_addr(im, &r->funcs, tv, where,
+						     sizeof(where)),
+				       describe_bytes(im, tv, bytes,
+						      sizeof(bytes)),
+				       d ? "; call " : "",
+				       d ? verdict_name[d->verdict] : "");
+			i++;
+		} else if (j < r->nkept && (i >= n || sv < tv)) {
+			if (listing(o, ++fd->missing))
+				printf("missing 0x%016llx %s\n",
+				       (unsigned long long)sv,
+				       describe_addr(im, &r->funcs, sv, where,
+						     sizeof(where)));
+			j++;
+		} else {
+			i++;
+			j++;
+		}
+	}
+	more(o, "stale", fd->stale);
+	more(o, "missing", fd->missing);
+}
+
+int cmd_check(struct options *o)
+{
+	struct findings fd = { 0 };
+	struct scan_result r;
+	struct table t;
+	struct image im;
+	uint64_t *sorted = NULL;
+	int ret = EXIT_ERROR;
+	bool ok;
+
+	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
+		goto out_close;
+	if (scan_image(&im, &o->scan, &r) < 0)
+		goto out_close;
+	if (table_read(&im, o->start_sym, o->stop_sym, &t) < 0)
+		goto out_free_scan;
+	if (!t.found)
+		printf("check: %s: no ftrace table (no __start_mcount_loc/__stop_mcount_loc or __start___mcount_loc/__stop___mcount_loc symbols, no __mcount_loc section)\n",
+		       o->image);
+	order_faults(o, &t, &fd);
+	sorted = xmalloc((t.n ? t.n : 1) * sizeof(*sorted));
+	if (t.n)
+		memcpy(sorted, t.v, t.n * sizeof(*sorted));
+	qsort(sorted, t.n, sizeof(*sorted), cmp_u64);
+	compare(o, &im, &r, sorted, t.n, &fd);
+
+	ok = t.found && !fd.missing && !fd.stale && !fd.dups &&
+	     (!fd.unordered || o->allow_unsorted);
+	if (ok)
+		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s\n",
+		       o->image, t.n, t.how, r.nkept,
+		       fd.unordered ? " (unsorted)" : "");
+	else
+		printf("check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order\n",
+		       o->image, t.found ? t.how : "absent", t.n, r.nkept,
+		       fd.missing, fd.stale, fd.dups, fd.unordered);
+	ret = ok ? EXIT_OK : EXIT_DIFF;
+	free(sorted);
+	table_free(&t);
+out_free_scan:
+	scan_result_free(&r);
+out_close:
+	image_close(&im);
+	return ret;
+}

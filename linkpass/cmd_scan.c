@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* linkpass scan: image in, sorted table object out. */
+#include <stdio.h>
+
+#include "anchor.h"
+#include "commands.h"
+#include "table_write.h"
+#include "util.h"
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void print_stats(const struct options *o, const struct scan_result *r,
+			const struct anchors *a, uint64_t ns_open,
+			uint64_t ns_write, uint64_t ns_total)
+{
+	const struct scan_stats *s = &r->stats;
+	int v;
+	size_t i;
+
+	printf("linkpass scan %s -> %s\n", o->image, o->output);
+	printf("  %-36s %zu\n", "relocation sections read", s->relsecs);
+	printf("  %-36s %zu\n", "relocations seen", s->relocs);
+	printf("  %-36s %zu\n", "references to the mcount symbol", s->refs);
+	printf("  %-36s %zu\n", "call sites found", s->calls);
+	for (v = DROP_NOT_CALL; v < NR_VERDICTS; v++) {
+		char label[96];
+
+		snprintf(label, sizeof(label), "dropped: %s", verdict_short[v]);
+		printf("  %-36s %zu\n", label, s->verdicts[v]);
+	}
+	printf("  %-36s %zu\n", "table entries", r->nkept);
+	printf("  %-36s %zu", "anchor symbols", a->n);
+	for (i = 0; i < a->n && i < 4; i++)
+		printf("%s%s", i ? ", " : " (", a->list[i]->name);
+	printf("%s\n", a->n > 4 ? ", ...)" : a->n ? ")" : "");
+	printf("  %-36s %d\n", "threads", s->threads);
+	printf("  %-36s %.3f ms\n", "time: open image", ms(ns_open));
+	printf("  %-36s %.3f ms\n", "time: function index", ms(s->ns_symbols));
+	printf("  %-36s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
+	printf("  %-36s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
+	printf("  %-36s %.3f ms\n", "time: write table", ms(ns_write));
+	printf("  %-36s %.3f ms\n", "time: total", ms(ns_total));
+}
+
+int cmd_scan(struct options *o)
+{
+	uint64_t t_start = now_ns(), ns_open, t0;
+	struct scan_result r;
+	struct anchors a;
+	struct image im;
+	int ret = EXIT_ERROR;
+
+	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
+		goto out_close;
+	ns_open = now_ns() - t_start;
+	if (scan_image(&im, &o->scan, &r) < 0)
+		goto out_close;
+	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, &a) < 0)
+		goto out_free_scan;
+	t0 = now_ns();
+	if (o->format == FORMAT_ASM ?
+	    table_write_asm(&im, r.kept, r.nkept, &a, o->output) :
+	    table_write_elf(&im, r.kept, r.nkept, &a, o->output))
+		goto out_free_anchors;
+	if (o->stats)
+		print_stats(o, &r, &a, ns_open, now_ns() - t0,
+			    now_ns() - t_start);
+	ret = EXIT_OK;
+out_free_anchors:
+	anchors_free(&a);
+out_free_scan:
+	scan_result_free(&r);
+out_close:
+	image_close(&im);
+	return ret;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Naming an address for humans: "<function>+0x<off> <section>". */
+#ifndef LINKPASS_DESCRIBE_H
+#define LINKPASS_DESCRIBE_H
+
+#include "funcs.h"
+#include "image.h"
+
+/* "func+0x4 .text", "<none> .text" or "<none> <none>". */
+const char *describe_addr(struct image *im, const struct funcs *f,
+			  uint64_t addr, char *buf, size_t len);
+/* Up to 6 bytes at @addr as hex, or "<no bytes>". */
+const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
+			   size_t len);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The live functions of an image: every defined STT_FUNC symbol, sorted
+ * by (section, address) in one array, so a site's covering function is
+ * one binary search away.  An overridden weak function has no symbol in
+ * the final image, so "no covering function" is how it shows up.
+ */
+#ifndef LINKPASS_FUNCS_H
+#define LINKPASS_FUNCS_H
+
+#include "image.h"
+
+struct func {
+	uint32_t shndx;
+	uint64_t start;
+	uint64_t end;		/* start + size; == start for size 0 */
+	const struct symbol *sym;
+};
+
+struct funcs {
+	struct func *v;
+	size_t n;
+};
+
+void funcs_build(struct image *im, struct funcs *f);
+void funcs_free(struct funcs *f);
+
+/* The function covering @addr in section @shndx, or NULL. */
+const struct func *funcs_lookup(const struct funcs *f, uint32_t shndx,
+				uint64_t addr);
+/* The last function of section @shndx starting at or before @addr. */
+const struct func *funcs_prev(const struct funcs *f, uint32_t shndx,
+			      uint64_t addr);
+
+#endif

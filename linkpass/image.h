@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct image owns one ELF file opened read-only through libelf's
+ * mmap mode: its header, a flat array of sections, a flat array of
+ * symbols, and views of relocation sections read in place.  Every
+ * pass takes an image; lookups are image_find_*().
+ */
+#ifndef LINKPASS_IMAGE_H
+#define LINKPASS_IMAGE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+
+struct section {
+	size_t idx;
+	const char *name;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	const uint8_t *bytes;	/* loaded by image_section_bytes() */
+	bool loaded;
+};
+
+struct symbol {
+	const char *name;
+	uint64_t value;
+	uint64_t size;
+	uint32_t shndx;		/* SHN_XINDEX already resolved */
+	uint8_t type;		/* STT_* */
+	uint8_t bind;		/* STB_* */
+	uint8_t vis;		/* STV_* */
+};
+
+/* One relocation, decoded; see reloc_get() in relocs.h. */
+struct reloc {
+	uint64_t offset;
+	uint64_t sym;
+	uint32_t type;
+	int64_t addend;
+};
+
+/* A relocation section's entries, in place in the mapped file. */
+struct relocs {
+	struct section *rsec;	/* the SHT_REL/SHT_RELA section */
+	struct section *target;	/* the section it applies to (sh_info) */
+	const void *base;
+	size_t count;
+};
+
+enum image_kind {
+	IMAGE_LINKED,	/* ET_EXEC or ET_DYN: scan, check, dump */
+	IMAGE_OBJECT,	/* ET_REL: per-object mode */
+};
+
+struct image {
+	const char *path;
+	int fd;
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	uint64_t file_size;
+	const struct arch *arch;
+	struct section *secs;
+	size_t nsecs;
+	struct section *symtab;	/* NULL when the image has none */
+	struct section *strtab;
+	struct symbol *syms;
+	size_t nsyms;
+};
+
+int image_open(struct image *im, const char *path, enum image_kind kind);
+void image_close(struct image *im);
+
+/* Section bytes, checked to lie inside the file; NULL on error. */
+const uint8_t *image_section_bytes(struct image *im, struct section *s);
+
+struct section *image_find_section(struct image *im, const char *name);
+/* The allocated section whose address range holds @addr, or NULL. */
+struct section *image_section_at(struct image *im, uint64_t addr);
+/* A defined symbol by name (first match), or NULL. */
+struct symbol *image_find_symbol(struct image *im, const char *name);
+
+/* View a relocation section in place, checking its links and sizes. */
+int image_relocs(struct image *im, struct section *rsec, struct relocs *r);
+
+/* True when relocation section @s applies statically to code (-q). */
+bool image_is_code_relocs(const struct image *im, const struct section *s);
+
+/* "<section>+0x<off>" into @buf, for error places. */
+const char *image_place(char *buf, size_t len, const struct section *s,
+			uint64_t off);
+
+#endif

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Traced-section policy. */
+#include "policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const default_sections[] = {
+	".text", ".text.*", ".init.text", ".ref.text", ".sched.text",
+	".spinlock.text", ".irqentry.text", ".softirqentry.text",
+	".kprobes.text", ".cpuidle.text",
+};
+
+#define NDEFAULT (sizeof(default_sections) / sizeof(default_sections[0]))
+
+static void push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+void policy_init(struct policy *p)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < NDEFAULT; i++)
+		push(&p->include, &p->ninclude, default_sections[i]);
+}
+
+void policy_free(struct policy *p)
+{
+	free(p->include);
+	free(p->exclude);
+	memset(p, 0, sizeof(*p));
+}
+
+void policy_set(struct policy *p, const char *csv)
+{
+	char *copy = xstrdup(csv), *tok, *save = NULL;
+
+	/* the copy lives as long as the process: the globs point into it */
+	p->ninclude = 0;
+	p->replaced = true;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		push(&p->include, &p->ninclude, tok);
+}
+
+void policy_add(struct policy *p, const char *glob)
+{
+	push(&p->include, &p->ninclude, glob);
+}
+
+void policy_exclude(struct policy *p, const char *glob)
+{
+	push(&p->exclude, &p->nexclude, glob);
+}
+
+bool policy_traced(const struct policy *p, const char *section)
+{
+	size_t i;
+
+	for (i = 0; i < p->nexclude; i++)
+		if (glob_match(p->exclude[i], section))
+			return false;
+	for (i = 0; i < p->ninclude; i++)
+		if (glob_match(p->include[i], section))
+			return true;
+	return false;
+}

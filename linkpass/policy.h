@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which output sections hold traced code.  The default follows the
+ * kernel's list of mcounted text sections (scripts/recordmcount.c):
+ * .text and .text.*, plus the kernel's special text sections.  Entry
+ * code, noinstr code and anything else stays untraced.
+ */
+#ifndef LINKPASS_POLICY_H
+#define LINKPASS_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct policy {
+	const char **include;	/* globs; a section must match one */
+	size_t ninclude;
+	const char **exclude;	/* globs; a match here always wins */
+	size_t nexclude;
+	bool replaced;		/* include list no longer the default */
+};
+
+void policy_init(struct policy *p);
+void policy_free(struct policy *p);
+/* --sections=GLOB,GLOB: replace the include list. */
+void policy_set(struct policy *p, const char *csv);
+void policy_add(struct policy *p, const char *glob);
+void policy_exclude(struct policy *p, const char *glob);
+bool policy_traced(const struct policy *p, const char *section);
+
+#endif

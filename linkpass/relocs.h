@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Decoding one relocation from a section read in place.  The layout
+ * (Rel or Rela, 32- or 64-bit) is chosen once per image; callers pass it
+ * as a constant to an always-inline loop so the compiler makes one copy
+ * of the loop per layout instead of testing the layout per entry.
+ */
+#ifndef LINKPASS_RELOCS_H
+#define LINKPASS_RELOCS_H
+
+#include <gelf.h>
+#include <string.h>
+
+#include "image.h"
+
+enum reloc_layout {
+	RELA64,
+	REL64,
+	RELA32,
+	REL32,
+};
+
+static inline enum reloc_layout reloc_layout_of(const struct image *im,
+						const struct section *rsec)
+{
+	bool rela = rsec->sh.sh_type == SHT_RELA;
+
+	if (im->ehdr.e_ident[EI_CLASS] == ELFCLASS64)
+		return rela ? RELA64 : REL64;
+	return rela ? RELA32 : REL32;
+}
+
+static inline size_t reloc_entsize(enum reloc_layout l)
+{
+	switch (l) {
+	case RELA64:
+		return sizeof(Elf64_Rela);
+	case REL64:
+		return sizeof(Elf64_Rel);
+	case RELA32:
+		return sizeof(Elf32_Rela);
+	default:
+		return sizeof(Elf32_Rel);
+	}
+}
+
+/*
+ * The mapped data may be unaligned for the struct type, so copy each
+ * entry out with memcpy (the compiler turns it into plain loads).
+ */
+static inline __attribute__((always_inline)) void
+reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
+{
+	const char *p = (const char *)base + i * reloc_entsize(l);
+
+	switch (l) {
+	case RELA64: {
+		Elf64_Rela e;
+
+		memcpy(&e, p, sizeof(e));
+		r->offset = e.r_offset;
+		r->sym = ELF64_R_SYM(e.r_info);
+		r->type = ELF64_R_TYPE(e.r_info);
+		r->addend = e.r_addend;
+		break;
+	}
+	case REL64: {
+		Elf64_Rel e;
+
+		memcpy(&e, p, sizeof(e));
+		r->offset = e.r_offset;
+		r->sym = ELF64_R_SYM(e.r_info);
+		r->type = ELF64_R_TYPE(e.r_info);
+		r->addend = 0;
+		break;
+	}
+	case RELA32: {
+		Elf32_Rela e;
+
+		memcpy(&e, p, sizeof(e));
+		r->offset = e.r_offset;
+		r->sym = ELF32_R_SYM(e.r_info);
+		r->type = ELF32_R_TYPE(e.r_info);
+		r->addend = e.r_addend;
+		break;
+	}
+	case REL32: {
+		Elf32_Rel e;
+
+		memcpy(&e, p, sizeof(e));
+		r->offset = e.r_offset;
+		r->sym = ELF32_R_SYM(e.r_info);
+		r->type = ELF32_R_TYPE(e.r_info);
+		r->addend = 0;
+		break;
+	}
+	}
+}
+
+#endif

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Whole-image scan.  Phase 1 reads the kept relocation sections of code
+ * in place, in parallel, and collects every reference to an mcount
+ * symbol.  Phase 2 sorts the candidates and filters them against the
+ * section policy and the live function symbols.
+ */
+#include "sites.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "relocs.h"
+#include "util.h"
+
+const char *const verdict_name[NR_VERDICTS] = {
+	[SITE_KEPT] = "kept",
+	[DROP_NOT_CALL] = "not a call (data or address reference)",
+	[DROP_UNTRACED] = "in an untraced section",
+	[DROP_DEAD_BODY] = "in a dead function body (overridden weak function)",
+	[DROP_NO_FUNC] = "in code that no live function symbol covers",
+	[DROP_NOT_ENTRY] = "not at a function entry",
+	[DROP_DUPLICATE] = "duplicate relocation for one site",
+};
+
+const char *const verdict_short[NR_VERDICTS] = {
+	[SITE_KEPT] = "kept",
+	[DROP_NOT_CALL] = "not a call",
+	[DROP_UNTRACED] = "untraced section",
+	[DROP_DEAD_BODY] = "dead body (overridden weak)",
+	[DROP_NO_FUNC] = "no function symbol",
+	[DROP_NOT_ENTRY] = "not at entry",
+	[DROP_DUPLICATE] = "duplicate",
+};
+
+const char *const default_mcount_syms[] = {
+	"__fentry__", "mcount", "_mcount", NULL,
+};
+
+/* Below this many relocations one thread is faster than starting more. */
+#define PARALLEL_MIN_RELOCS 200000
+#define MAX_THREADS 8
+/* How far back from a site to look for padding before a dead body. */
+#define DEAD_BODY_WINDOW 256
+/* Function alignment of gcc and clang at -O2 on x86. */
+#define FUNC_ALIGN 16
+
+enum { MCOUNT_NO = 0, MCOUNT_ENTRY = 1, MCOUNT_PROLOGUE = 2 };
+
+void scan_opts_init(struct scan_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mcount_syms = (const char **)default_mcount_syms;
+	policy_init(&o->policy);
+}
+
+void scan_opts_free(struct scan_opts *o)
+{
+	if (o->mcount_syms != (const char **)default_mcount_syms)
+		free(o->mcount_syms);
+	policy_free(&o->policy);
+}
+
+/* A contiguous run of one relocation section, handled by one worker. */
+struct chunk {
+	const struct relocs *rel;
+	enum reloc_layout layout;
+	const uint8_t *code;	/* bytes of the section relocated */
+	uint64_t code_size;
+	uint64_t base;		/* address of the section's first byte */
+	size_t from, to;
+};
+
+struct bad_reloc {
+	const struct chunk *chunk;
+	size_t index;
+	struct reloc r;
+	int what;		/* 1: offset outside, 2: symbol index */
+};
+
+struct worker {
+	const struct image *im;
+	const uint8_t *is_mcount;
+	const struct chunk *chunks;
+	size_t nchunks;
+	struct site *out;
+	size_t n, cap;
+	size_t refs, calls;
+	size_t nbad;
+	struct bad_reloc bad;	/* the first one */
+	pthread_t tid;
+};
+
+static void push_site(struct worker *w, const struct site *s)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 1024;
+		w->out = xrealloc(w->out, w->cap * sizeof(*w->out));
+	}
+	w->out[w->n++] = *s;
+}
+
+static void note_bad(struct worker *w, const struct chunk *c, size_t i,
+		     const struct reloc *r, int what)
+{
+	if (!w->nbad++) {
+		w->bad.chunk = c;
+		w->bad.index = i;
+		w->bad.r = *r;
+		w->bad.what = what;
+	}
+}
+
+/*
+ * The hot loop, one copy per relocation layout (the layout is a
+ * compile-time constant in each caller).  Most relocations fail the
+ * is_mcount test; only those are looked at further.
+ */
+static inline __attribute__((always_inline)) void
+scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
+{
+	const struct arch *arch = w->im->arch;
+	size_t nsyms = w->im->nsyms, i;
+	uint32_t shndx = (uint32_t)c->rel->target->idx;
+	struct reloc r;
+
+	for (i = c->from; i < c->to; i++) {
+		struct site s;
+		uint64_t off, start = 0;
+		enum call_form form;
+
+		reloc_get(l, c->rel->base, i, &r);
+		off = r.offset - c->base;
+		if (off >= c->code_size) {
+			note_bad(w, c, i, &r, 1);
+			continue;
+		}
+		if (r.sym >= nsyms) {
+			note_bad(w, c, i, &r, 2);
+			continue;
+		}
+		if (!w->is_mcount[r.sym])
+			continue;
+		w->refs++;
+		form = arch->call_at(c->code, c->code_size, off, r.type, &start);
+		memset(&s, 0, sizeof(s));
+		s.shndx = shndx;
+		s.form = (uint8_t)form;
+		s.entry_style = w->is_mcount[r.sym] == MCOUNT_ENTRY;
+		if (form == CALL_NONE) {
+			s.addr = c->base + off;
+			s.verdict = DROP_NOT_CALL;
+		} else {
+			s.addr = c->base + start;
+			s.verdict = SITE_KEPT;
+			w->calls++;
+		}
+		push_site(w, &s);
+	}
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	size_t i;
+
+	/*
+	 * No locking: each worker reads its own chunks of the mapped file,
+	 * which nobody writes, and appends only to its own array.
+	 */
+	for (i = 0; i < w->nchunks; i++) {
+		const struct chunk *c = &w->chunks[i];
+
+		switch (c->layout) {
+		case RELA64:
+			scan_chunk(RELA64, w, c);
+			break;
+		case REL64:
+			scan_chunk(REL64, w, c);
+			break;
+		case RELA32:
+			scan_chunk(RELA32, w, c);
+			break;
+		case REL32:
+			scan_chunk(REL32, w, c);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int thread_count(const struct scan_opts *o, size_t nrelocs)
+{
+	long cpus;
+
+	if (o->threads > 0)
+		return o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+	if (nrelocs < PARALLEL_MIN_RELOCS)
+		return 1;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		return 1;
+	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+}
+
+static uint8_t *mark_mcount_syms(const struct image *im,
+				 const struct scan_opts *o)
+{
+	uint8_t *is = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	size_t i, j;
+
+	for (i = 1; i < im->nsyms; i++) {
+		for (j = 0; o->mcount_syms[j]; j++) {
+			if (strcmp(im->syms[i].name, o->mcount_syms[j]))
+				continue;
+			/* __fentry__ is called first thing; mcount after the
+			 * prologue */
+			is[i] = strncmp(o->mcount_syms[j], "__fentry", 8) ?
+				MCOUNT_PROLOGUE : MCOUNT_ENTRY;
+		}
+	}
+	return is;
+}
+
+/* Load and check every code relocation section; fill @rels. */
+static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
+			  size_t *total)
+{
+	struct section *first_code = NULL;
+	size_t i;
+
+	*rels = xcalloc(im->nsecs, sizeof(**rels));
+	*n = 0;
+	*total = 0;
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *s = &im->secs[i];
+		struct relocs *r = &(*rels)[*n];
+
+		if (!first_code && (s->sh.sh_flags & SHF_EXECINSTR) &&
+		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
+			first_code = s;
+		if (!image_is_code_relocs(im, s))
+			continue;
+		if (image_relocs(im, s, r) < 0)
+			return -1;
+		if (!r->count)
+			continue;
+		if (r->target->sh.sh_type == SHT_NOBITS)
+			return lp_error(im->path, s->name,
+					"relocates %s, which has no bytes (SHT_NOBITS)",
+					r->target->name);
+		if (!image_section_bytes(im, r->target))
+			return -1;
+		*total += r->count;
+		(*n)++;
+	}
+	if (!*n && first_code)
+		return lp_error(im->path, first_code->name,
+				"no relocations kept for code; link the image with -q (--emit-relocs)");
+	return 0;
+}
+
+/* Split the relocations into @nw nearly equal runs of chunks. */
+static struct chunk *make_chunks(const struct image *im,
+				 const struct relocs *rels, size_t nrels,
+				 size_t total, struct worker *w, int nw)
+{
+	struct chunk *c = xcalloc(nrels + (size_t)nw, sizeof(*c));
+	size_t per = (total + (size_t)nw - 1) / (size_t)nw, nc = 0, i;
+	size_t budget = per;
+	int cur = 0;
+
+	w[0].chunks = c;
+	for (i = 0; i < nrels; i++) {
+		const struct relocs *r = &rels[i];
+		size_t from = 0;
+
+		while (from < r->count) {
+			size_t take = r->count - from;
+
+			if (take > budget)
+				take = budget;
+			c[nc].rel = r;
+			c[nc].layout = reloc_layout_of(im, r->rsec);
+			c[nc].code = r->target->bytes;
+			c[nc].code_size = r->target->sh.sh_size;
+			c[nc].base = im->ehdr.e_type == ET_REL ?
+				     0 : r->target->sh.sh_addr;
+			c[nc].from = from;
+			c[nc].to = from + take;
+			nc++;
+			w[cur].nchunks++;
+			from += take;
+			budget -= take;
+			if (!budget && cur + 1 < nw) {
+				cur++;
+				w[cur].chunks = &c[nc];
+				budget = per;
+			} else if (!budget) {
+				budget = SIZE_MAX;	/* the last worker takes the rest */
+			}
+		}
+	}
+	return c;
+}
+
+static int report_bad(const struct image *im, struct worker *w, int nw)
+{
+	size_t total = 0;
+	int i, first = -1;
+	char place[160];
+
+	for (i = 0; i < nw; i++) {
+		total += w[i].nbad;
+		if (w[i].nbad && first < 0)
+			first = i;
+	}
+	if (first < 0)
+		return 0;
+	{
+		const struct bad_reloc *b = &w[first].bad;
+		const struct relocs *rel = b->chunk->rel;
+
+		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
+			 b->index);
+		if (b->what == 1)
+			lp_error(im->path, place,
+				 "relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
+				 (unsigned long long)b->r.offset,
+				 rel->target->name,
+				 (unsigned long long)b->chunk->base,
+				 (unsigned long long)(b->chunk->base +
+						      b->chunk->code_size),
+				 total > 1 ? " (and more bad relocations)" : "");
+		else
+			lp_error(im->path, place,
+				 "symbol index %llu out of range (%zu symbols)%s",
+				 (unsigned long long)b->r.sym, im->nsyms,
+				 total > 1 ? " (and more bad relocations)" : "");
+	}
+	return -1;
+}
+
+static int cmp_site_sec(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+static int cmp_site_addr(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Does the call at @s start a function body that has no symbol?  That
+ * is how an overridden weak function looks in the final image: its
+ * code stays, right after the function before it and its padding.
+ * When the function before has no size (hand-written asm), the best
+ * sign left is an entry aligned the way compilers align functions.
+ */
+static bool dead_body(struct image *im, const struct funcs *f,
+		      const struct site *s)
+{
+	const struct section *sec = &im->secs[s->shndx];
+	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
+	const struct func *prev = funcs_prev(f, s->shndx, s->addr);
+	const uint8_t *b = sec->bytes;
+	uint64_t pos = prev ? prev->end : base;
+	unsigned int n;
+
+	if (!s->entry_style)
+		return false;
+	if (prev && prev->end == prev->start) {
+		pos = s->addr;
+		if (s->addr - base >= 4 &&
+		    im->arch->entry_prefix(b + (s->addr - base - 4), 4))
+			pos -= 4;
+		return pos % FUNC_ALIGN == 0;
+	}
+	if (pos > s->addr || s->addr - pos > DEAD_BODY_WINDOW)
+		return false;
+	while (pos < s->addr) {
+		n = im->arch->padding_len(b + (pos - base), s->addr - pos);
+		if (!n)
+			break;
+		pos += n;
+	}
+	if (pos < s->addr)
+		pos += im->arch->entry_prefix(b + (pos - base), s->addr - pos);
+	return pos == s->addr;
+}
+
+static enum site_verdict judge(struct image *im, const struct scan_opts *o,
+			       const uint8_t *traced, const struct funcs *f,
+			       const struct site *s, const struct site *prev,
+			       const struct func **last_func)
+{
+	const struct section *sec = &im->secs[s->shndx];
+	const struct func *fn;
+	uint64_t entry;
+
+	(void)o;
+	if (s->verdict != SITE_KEPT)
+		return (enum site_verdict)s->verdict;
+	if (prev && prev->shndx == s->shndx && prev->addr == s->addr)
+		return DROP_DUPLICATE;
+	if (!traced[s->shndx])
+		return DROP_UNTRACED;
+	fn = funcs_lookup(f, s->shndx, s->addr);
+	if (!fn)
+		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
+	if (s->entry_style) {
+		uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
+
+		entry = fn->start;
+		if (entry >= base && entry < s->addr)
+			entry += im->arch->entry_prefix(sec->bytes + (entry - base),
+							s->addr - entry);
+		if (s->addr != entry)
+			return DROP_NOT_ENTRY;
+	} else if (*last_func == fn) {
+		/* mcount is called once, after the prologue */
+		return DROP_NOT_ENTRY;
+	}
+	*last_func = fn;
+	return SITE_KEPT;
+}
+
+static void filter(struct image *im, const struct scan_opts *o,
+		   struct site *cand, size_t n, struct scan_result *r)
+{
+	uint8_t *traced = xcalloc(im->nsecs, 1);
+	const struct func *last_func = NULL;
+	const struct site *prev = NULL;
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++)
+		traced[i] = policy_traced(&o->policy, im->secs[i].name);
+	qsort(cand, n, sizeof(*cand), cmp_site_sec);
+	r->dropped = xcalloc(n, sizeof(*r->dropped));
+	r->kept = cand;	/* kept sites are compacted in place */
+	for (i = 0; i < n; i++) {
+		struct site s = cand[i];
+
+		s.verdict = (uint8_t)judge(im, o, traced, &r->funcs, &s, prev,
+					   &last_func);
+		r->stats.verdicts[s.verdict]++;
+		if (s.verdict == SITE_KEPT) {
+			r->kept[r->nkept++] = s;
+			prev = &r->kept[r->nkept - 1];
+		} else {
+			r->dropped[r->ndropped++] = s;
+		}
+	}
+	free(traced);
+	if (im->ehdr.e_type != ET_REL) {
+		qsort(r->kept, r->nkept, sizeof(*r->kept), cmp_site_addr);
+		qsort(r->dropped, r->ndropped, sizeof(*r->dropped),
+		      cmp_site_addr);
+	}
+}
+
+int scan_image(struct image *im, const struct scan_opts *o,
+	       struct scan_result *r)
+{
+	struct relocs *rels = NULL;
+	struct worker *w = NULL;
+	struct chunk *chunks = NULL;
+	struct site *cand = NULL;
+	uint8_t *is_mcount = NULL;
+	size_t nrels = 0, total = 0, ncand = 0, i;
+	uint64_t t0;
+	int nw = 0, ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!im->symtab)
+		return lp_error(im->path, NULL,
+				"no symbol table (.symtab): the image is stripped; scan the unstripped link output");
+	t0 = now_ns();
+	funcs_build(im, &r->funcs);
+	is_mcount = mark_mcount_syms(im, o);
+	r->stats.ns_symbols = now_ns() - t0;
+
+	t0 = now_ns();
+	if (collect_relocs(im, &rels, &nrels, &total) < 0)
+		goto out_free;
+	nw = thread_count(o, total);
+	w = xcalloc((size_t)nw, sizeof(*w));
+	for (i = 0; i < (size_t)nw; i++) {
+		w[i].im = im;
+		w[i].is_mcount = is_mcount;
+	}
+	chunks = make_chunks(im, rels, nrels, total, w, nw);
+	for (i = 1; i < (size_t)nw; i++)
+		if (pthread_create(&w[i].tid, NULL, worker_run, &w[i])) {
+			/* run it here instead */
+			w[i].tid = 0;
+			worker_run(&w[i]);
+		}
+	worker_run(&w[0]);
+	for (i = 1; i < (size_t)nw; i++)
+		if (w[i].tid)
+			pthread_join(w[i].tid, NULL);
+	r->stats.ns_relocs = now_ns() - t0;
+	r->stats.relsecs = nrels;
+	r->stats.relocs = total;
+	r->stats.threads = nw;
+	if (report_bad(im, w, nw) < 0)
+		goto out_free;
+
+	/* gather the workers' candidates into one array */
+	t0 = now_ns();
+	for (i = 0; i < (size_t)nw; i++) {
+		ncand += w[i].n;
+		r->stats.refs += w[i].refs;
+		r->stats.calls += w[i].calls;
+	}
+	cand = xmalloc(ncand * sizeof(*cand));
+	ncand = 0;
+	for (i = 0; i < (size_t)nw; i++) {
+		memcpy(cand + ncand, w[i].out, w[i].n * sizeof(*cand));
+		ncand += w[i].n;
+	}
+	filter(im, o, cand, ncand, r);
+	cand = NULL;	/* now r->kept */
+	r->stats.ns_filter = now_ns() - t0;
+	ret = 0;
+
+out_free:
+	if (w)
+		for (i = 0; i < (size_t)nw; i++)
+			free(w[i].out);
+	free(cand);
+	free(w);
+	free(chunks);
+	free(rels);
+	free(is_mcount);
+	return ret;
+}
+
+void scan_result_free(struct scan_result *r)
+{
+	free(r->kept);
+	free(r->dropped);
+	funcs_free(&r->funcs);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct site *scan_find_dropped(const struct scan_result *r,
+				     uint64_t addr)
+{
+	size_t lo = 0, hi = r->ndropped;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->dropped[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ndropped && r->dropped[lo].addr == addr ?
+	       &r->dropped[lo] : NULL;
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading the table out of a linked image. */
+#include "table_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "relocs.h"
+#include "table_write.h"
+#include "util.h"
+
+static const char *const symbol_pairs[][2] = {
+	{ "__start_mcount_loc", "__stop_mcount_loc" },
+	{ "__start___mcount_loc", "__stop___mcount_loc" },
+};
+
+/* Find the table's bounds; returns 0 with t->found false if absent. */
+static int locate(struct image *im, const char *start_sym,
+		  const char *stop_sym, struct table *t, uint64_t *stop)
+{
+	const struct symbol *a = NULL, *b = NULL;
+	struct section *sec;
+	size_t i;
+
+	if (start_sym || stop_sym) {
+		if (!start_sym || !stop_sym)
+			return lp_error(im->path, NULL,
+					"give both --start-sym and --stop-sym");
+		a = image_find_symbol(im, start_sym);
+		b = image_find_symbol(im, stop_sym);
+		if (!a || !b)
+			return lp_error(im->path, !a ? start_sym : stop_sym,
+					"table bound symbol not defined in the image");
+	} else {
+		for (i = 0; i < sizeof(symbol_pairs) / sizeof(symbol_pairs[0]); i++) {
+			a = image_find_symbol(im, symbol_pairs[i][0]);
+			b = image_find_symbol(im, symbol_pairs[i][1]);
+			if (a && b)
+				break;
+			a = b = NULL;
+		}
+	}
+	if (a && b) {
+		snprintf(t->how, sizeof(t->how), "%s..%s", a->name, b->name);
+		if (a->value > b->value)
+			return lp_error(im->path, t->how,
+					"start symbol (0x%llx) lies after stop symbol (0x%llx)",
+					(unsigned long long)a->value,
+					(unsigned long long)b->value);
+		t->start = a->value;
+		*stop = b->value;
+		t->found = true;
+		if (t->start == *stop)
+			return 0;	/* an empty table */
+		t->sec = image_section_at(im, t->start);
+		if (!t->sec || *stop - t->sec->sh.sh_addr > t->sec->sh.sh_size)
+			return lp_error(im->path, t->how,
+					"table 0x%llx..0x%llx is not inside one allocated section",
+					(unsigned long long)t->start,
+					(unsigned long long)*stop);
+		return 0;
+	}
+	sec = image_find_section(im, TABLE_SECTION);
+	if (!sec || !(sec->sh.sh_flags & SHF_ALLOC))
+		return 0;
+	snprintf(t->how, sizeof(t->how), "section %s", sec->name);
+	t->sec = sec;
+	t->start = sec->sh.sh_addr;
+	*stop = sec->sh.sh_addr + sec->sh.sh_size;
+	t->found = true;
+	return 0;
+}
+
+/* Apply RELATIVE dynamic relocations that land inside the table. */
+static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
+{
+	unsigned int w = im->arch->addr_size;
+	size_t i, j;
+
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *s = &im->secs[i];
+		enum reloc_layout l;
+		const void *base;
+		size_t n;
+
+		if ((s->sh.sh_type != SHT_RELA && s->sh.sh_type != SHT_REL) ||
+		    !(s->sh.sh_flags & SHF_ALLOC))
+			continue;
+		l = reloc_layout_of(im, s);
+		if (s->sh.sh_entsize != reloc_entsize(l) ||
+		    s->sh.sh_size % reloc_entsize(l))
+			return lp_error(im->path, s->name,
+					"sh_entsize %llu, expected %zu",
+					(unsigned long long)s->sh.sh_entsize,
+					reloc_entsize(l));
+		n = s->sh.sh_size / reloc_entsize(l);
+		if (!n)
+			continue;
+		base = image_section_bytes(im, s);
+		if (!base)
+			return -1;
+		for (j = 0; j < n; j++) {
+			struct reloc r;
+
+			reloc_get(l, base, j, &r);
+			if (r.type != im->arch->relative_reloc ||
+			    r.offset < t->start || r.offset >= stop ||
+			    (r.offset - t->start) % w)
+				continue;
+			/* Rel keeps the value in place; Rela in the addend */
+			if (l == RELA64 || l == RELA32)
+				t->v[(r.offset - t->start) / w] = (uint64_t)r.addend;
+		}
+	}
+	return 0;
+}
+
+int table_read(struct image *im, const char *start_sym, const char *stop_sym,
+	       struct table *t)
+{
+	unsigned int w = im->arch->addr_size;
+	const uint8_t *bytes;
+	uint64_t stop = 0;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (locate(im, start_sym, stop_sym, t, &stop) < 0)
+		return -1;
+	if (!t->found || t->start == stop)
+		return 0;
+	if ((stop - t->start) % w)
+		return lp_error(im->path, t->how,
+				"table size 0x%llx is not a multiple of the entry size %u",
+				(unsigned long long)(stop - t->start), w);
+	if (t->sec->sh.sh_type == SHT_NOBITS)
+		return lp_error(im->path, t->how,
+				"table lies in %s, which has no bytes (SHT_NOBITS)",
+				t->sec->name);
+	bytes = image_section_bytes(im, (struct section *)t->sec);
+	if (!bytes)
+		return -1;
+	t->n = (stop - t->start) / w;
+	t->v = xcalloc(t->n, sizeof(*t->v));
+	bytes += t->start - t->sec->sh.sh_addr;
+	for (i = 0; i < t->n; i++) {
+		if (w == 8) {
+			uint64_t v;
+
+			memcpy(&v, bytes + i * 8, 8);
+			t->v[i] = v;
+		} else {
+			uint32_t v;
+
+			memcpy(&v, bytes + i * 4, 4);
+			t->v[i] = v;
+		}
+	}
+	return apply_dynamic(im, t, stop);
+}
+
+void table_free(struct table *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writing the table: a relocatable ELF object with a sorted
+ * __mcount_loc section and one relocation per entry, or the same as
+ * assembler text.  Both are written atomically.
+ */
+#ifndef LINKPASS_TABLE_WRITE_H
+#define LINKPASS_TABLE_WRITE_H
+
+#include "anchor.h"
+#include "image.h"
+#include "sites.h"
+
+#define TABLE_SECTION "__mcount_loc"
+
+/*
+ * SHF_GNU_RETAIN: keep the section under --gc-sections (GNU ld 2.36+,
+ * lld 13+).  Nothing refers to the table except __start_/__stop_
+ * symbols, which do not keep sections alive under -z start-stop-gc.
+ */
+#ifndef SHF_GNU_RETAIN
+#define SHF_GNU_RETAIN (1U << 21)
+#endif
+
+int table_write_elf(struct image *im, const struct site *sites, size_t n,
+		    const struct anchors *a, const char *out);
+int table_write_asm(struct image *im, const struct site *sites, size_t n,
+		    const struct anchors *a, const char *out);
+
+#endif

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared helpers: errors, allocation, time, atomic output files. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int lp_error(const char *file, const char *place, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "linkpass: ");
+	if (file)
+		fprintf(stderr, "%s: ", file);
+	if (place)
+		fprintf(stderr, "%s: ", place);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+int lp_elf_error(const char *file, const char *place, const char *what)
+{
+	return lp_error(file, place, "%s: %s", what, elf_errmsg(-1));
+}
+
+static void *oom(size_t size)
+{
+	fprintf(stderr, "linkpass: out of memory allocating %zu bytes\n", size);
+	exit(EXIT_ERROR);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	return p ? p : oom(size);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	return p ? p : oom(n * size);
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+
+	return q ? q : oom(size);
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	return p ? p : oom(strlen(s) + 1);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int out_open(struct outfile *o, const char *target)
+{
+	mode_t mask;
+
+	o->target = xstrdup(target);
+	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
+	sprintf(o->tmp, "%s.tmpXXXXXX", target);
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		lp_error(target, NULL, "cannot create temp file %s: %s",
+			 o->tmp, strerror(errno));
+		free(o->tmp);
+		free(o->target);
+		o->tmp = o->target = NULL;
+		return -1;
+	}
+	/* mkstemp makes 0600; give the file the mode a plain create would. */
+	mask = umask(0);
+	umask(mask);
+	fchmod(o->fd, 0666 & ~mask);
+	return 0;
+}
+
+int out_commit(struct outfile *o)
+{
+	int ret = 0;
+
+	if (fsync(o->fd) < 0 && errno != EINVAL)
+		ret = lp_error(o->target, NULL, "fsync: %s", strerror(errno));
+	if (close(o->fd) < 0 && !ret)
+		ret = lp_error(o->target, NULL, "close: %s", strerror(errno));
+	o->fd = -1;
+	if (!ret && rename(o->tmp, o->target) < 0)
+		ret = lp_error(o->target, NULL, "rename from %s: %s", o->tmp,
+			       strerror(errno));
+	if (ret)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+	return ret;
+}
+
+void out_abort(struct outfile *o)
+{
+	if (!o->tmp)
+		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	unlink(o->tmp);
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+	o->fd = -1;
+}
+
+bool glob_match(const char *pattern, const char *s)
+{
+	return fnmatch(pattern, s, 0) == 0;
+}

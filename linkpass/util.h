@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small shared helpers: error reporting in the one house format,
+ * allocation that cannot return NULL, timers for --stats, and atomic
+ * output files (temp file next to the target, then rename).
+ */
+#ifndef LINKPASS_UTIL_H
+#define LINKPASS_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes shared by every command. */
+enum {
+	EXIT_OK = 0,
+	EXIT_DIFF = 1,		/* check: table and image disagree */
+	EXIT_ERROR = 2,		/* bad input, usage, I/O */
+};
+
+/*
+ * Print "linkpass: <file>: <place>: <cause>" on stderr.  @place may be
+ * NULL when the problem concerns the whole file.  Returns -1 so callers
+ * can write "return lp_error(...)".
+ */
+int lp_error(const char *file, const char *place, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Same, for libelf failures: appends elf_errmsg(-1). */
+int lp_elf_error(const char *file, const char *place, const char *what);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+
+/* Monotonic clock in nanoseconds, for --stats. */
+uint64_t now_ns(void);
+
+/*
+ * An output file that appears complete or not at all: data goes to a
+ * temp file in the target's directory; out_commit() renames it over the
+ * target, out_abort() removes it.  A crash leaves at most a stray temp
+ * file, never a partial or stale target.
+ */
+struct outfile {
+	char *target;
+	char *tmp;
+	int fd;
+};
+
+int out_open(struct outfile *o, const char *target);
+int out_commit(struct outfile *o);
+void out_abort(struct outfile *o);
+
+/* Simple shell-style glob match (fnmatch). */
+bool glob_match(const char *pattern, const char *s);
+
+#endif
