@@ -10,7 +10,9 @@
 enum out_format { FORMAT_ELF, FORMAT_ASM };
 
 struct options {
-	const char *image;
+	const char *image;	/* the IMAGE (for obj: the first FILE.o) */
+	char **files;		/* obj: every FILE.o */
+	int nfiles;
 	const char *output;
 	bool stats;
 	enum out_format format;
@@ -26,5 +28,6 @@ int cmd_scan(struct options *o);
 int cmd_check(struct options *o);
 int cmd_dump(struct options *o);
 int cmd_sites(struct options *o);
+int cmd_obj(struct options *o, int nfiles, char **files);
 
 #endif

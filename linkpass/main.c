@@ -7,6 +7,7 @@
  *   check  table in the image    ==  sites from the image's relocations?
  *   dump   the table in the image, one entry a line
  *   sites  what scan would write, in dump's form
+ *   obj    per-object mode: add __mcount_loc to relocatable objects
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@ static const char usage_text[] =
 "       linkpass check IMAGE [--start-sym=S --stop-sym=S] [--allow-unsorted] [--max-list=N] [filter options]\n"
 "       linkpass dump  IMAGE [--start-sym=S --stop-sym=S]\n"
 "       linkpass sites IMAGE [--dropped] [filter options]\n"
+"       linkpass obj   FILE.o... [--stats] [filter options]\n"
 "filter options:\n"
 "  --mcount-sym=NAME        the mcount symbol (repeatable; default __fentry__, mcount, _mcount)\n"
 "  --sections=GLOB,...      traced output sections, replacing the kernel-like default\n"
@@ -161,10 +163,21 @@ static int parse(int argc, char **argv, struct options *o)
 			return EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1)
+	if (!strcmp(argv[1], "obj")) {
+		if (optind >= argc)
+			return usage_error("%s: expected one or more FILE.o", argv[1]);
+	} else if (optind != argc - 1) {
 		return usage_error("%s: expected exactly one IMAGE", argv[1]);
+	}
 	o->image = argv[optind];
+	o->files = &argv[optind];
+	o->nfiles = argc - optind;
 	return EXIT_OK;
+}
+
+static int run_obj(struct options *o)
+{
+	return cmd_obj(o, o->nfiles, o->files);
 }
 
 int main(int argc, char **argv)
@@ -177,6 +190,7 @@ int main(int argc, char **argv)
 		{ "check", cmd_check },
 		{ "dump", cmd_dump },
 		{ "sites", cmd_sites },
+		{ "obj", run_obj },
 	};
 	struct options o;
 	size_t i;
