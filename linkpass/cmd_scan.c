@@ -21,28 +21,28 @@ static void print_stats(const struct options *o, const struct scan_result *r,
 	size_t i;
 
 	printf("linkpass scan %s -> %s\n", o->image, o->output);
-	printf("  %-36s %zu\n", "relocation sections read", s->relsecs);
-	printf("  %-36s %zu\n", "relocations seen", s->relocs);
-	printf("  %-36s %zu\n", "references to the mcount symbol", s->refs);
-	printf("  %-36s %zu\n", "call sites found", s->calls);
+	printf("  %-40s %zu\n", "relocation sections read", s->relsecs);
+	printf("  %-40s %zu\n", "relocations seen", s->relocs);
+	printf("  %-40s %zu\n", "references to the mcount symbol", s->refs);
+	printf("  %-40s %zu\n", "call sites found", s->calls);
 	for (v = DROP_NOT_CALL; v < NR_VERDICTS; v++) {
 		char label[96];
 
 		snprintf(label, sizeof(label), "dropped: %s", verdict_short[v]);
-		printf("  %-36s %zu\n", label, s->verdicts[v]);
+		printf("  %-40s %zu\n", label, s->verdicts[v]);
 	}
-	printf("  %-36s %zu\n", "table entries", r->nkept);
-	printf("  %-36s %zu", "anchor symbols", a->n);
+	printf("  %-40s %zu\n", "table entries", r->nkept);
+	printf("  %-40s %zu", "anchor symbols", a->n);
 	for (i = 0; i < a->n && i < 4; i++)
 		printf("%s%s", i ? ", " : " (", a->list[i]->name);
 	printf("%s\n", a->n > 4 ? ", ...)" : a->n ? ")" : "");
-	printf("  %-36s %d\n", "threads", s->threads);
-	printf("  %-36s %.3f ms\n", "time: open image", ms(ns_open));
-	printf("  %-36s %.3f ms\n", "time: function index", ms(s->ns_symbols));
-	printf("  %-36s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
-	printf("  %-36s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
-	printf("  %-36s %.3f ms\n", "time: write table", ms(ns_write));
-	printf("  %-36s %.3f ms\n", "time: total", ms(ns_total));
+	printf("  %-40s %d\n", "threads", s->threads);
+	printf("  %-40s %.3f ms\n", "time: open image", ms(ns_open));
+	printf("  %-40s %.3f ms\n", "time: function index", ms(s->ns_symbols));
+	printf("  %-40s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
+	printf("  %-40s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
+	printf("  %-40s %.3f ms\n", "time: write table", ms(ns_write));
+	printf("  %-40s %.3f ms\n", "time: total", ms(ns_total));
 }
 
 int cmd_scan(struct options *o)

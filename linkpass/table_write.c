@@ -226,7 +226,8 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		goto out_end;
 	}
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+	/* GNU ld honours SHF_GNU_RETAIN only in ELFOSABI_GNU objects */
+	eh.e_ident[EI_OSABI] = ELFOSABI_GNU;
 	eh.e_type = ET_REL;
 	eh.e_machine = arch->machine;
 	eh.e_version = EV_CURRENT;
