@@ -1,0 +1,464 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# link-vmlinux.sh: link an image together with its __mcount_loc table.
+#
+# The table lists the address of every call to the mcount symbol in the
+# final image, so it can only be made from a linked image, and linking it
+# in may move the code it describes.  Hence the loop:
+#
+#   link 1 (relocations kept, no table) -> linkpass scan -> table 1
+#   link 2 (+ table 1)                  -> linkpass check: stable?
+#       yes: strip the relocations, write OUTPUT
+#       no:  scan again, link again, at most --max-passes links in all
+#
+# Other generated objects that must ride in the same links (kallsyms) are
+# made by --extra-gen hooks; the image is stable only when linkpass check
+# passes and every hook, run on the image, reproduces byte for byte the
+# object that was linked into it.
+#
+# Exit status: 0 done; 1 image not stable, a hook or a tool failed;
+# 2 usage error; a failed link exits with the linker's status and a
+# linkpass error (status 2 or worse) with linkpass's.  OUTPUT is written
+# only on success; an existing OUTPUT is left alone on failure.
+
+set -euo pipefail
+
+prog=link-vmlinux.sh
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+repo_dir=$(dirname -- "$script_dir")
+
+usage()
+{
+	cat <<EOF
+Usage: $prog [options] OUTPUT -- LINK-COMMAND...
+
+Link LINK-COMMAND (a linker or compiler-driver command line without -o)
+with its relocations kept, generate the __mcount_loc table with linkpass,
+relink until the table matches the image, and write OUTPUT.
+
+Options:
+  --max-passes N     at most N links in all (default 8; at least 2 are
+                     needed unless the image has no call sites at all)
+  --keep-relocs      keep the static relocations in OUTPUT
+  --keep-temps       keep the temporary directory and say where it is
+  --linkpass PATH    the linkpass binary (default: \$LINKPASS, else
+                     linkpass/linkpass in this repository, else PATH)
+  --scan-opt OPT     pass OPT to linkpass scan and check (repeatable), e.g.
+                     --scan-opt=--mcount-sym --scan-opt=mcount
+  --start-sym SYM    table start symbol, passed to check and dump
+  --stop-sym SYM     table stop symbol, passed to check and dump
+  --stats            pass --stats to linkpass scan and show its report
+  --extra-gen CMD    after each link run 'CMD IMAGE OBJ'; OBJ is linked
+                     into the next link (repeatable; e.g. kallsyms)
+  --tmpdir DIR       where to make the temporary directory (default: the
+                     directory of OUTPUT)
+  -v, --verbose      print every command (also V=1 in the environment)
+  -h, --help         show this help
+
+Examples:
+  $prog vmlinux -- ld -m elf_x86_64 -T vmlinux.lds head.o built-in.a
+  $prog prog -- gcc -fuse-ld=lld main.o util.o
+EOF
+}
+
+# Errors: "link-vmlinux.sh: <what>: <cause>" on stderr.
+die()
+{
+	local status=$1
+	shift
+	echo "$prog: $*" >&2
+	exit "$status"
+}
+
+usage_error()
+{
+	echo "$prog: $*" >&2
+	echo "Try '$prog --help' for more information." >&2
+	exit 2
+}
+
+# Kbuild-style progress line: "  LD      .tmp_image1".
+progress()
+{
+	printf '  %-7s %s\n' "$1" "$2"
+}
+
+verbose=
+case "${V:-}" in
+*1*) verbose=1 ;;
+esac
+
+# Run a command, showing it first under -v / V=1.  The command goes to
+# the script's stdout (fd 3) even when the caller captures the output.
+exec 3>&1
+run()
+{
+	if [[ -n $verbose ]]; then
+		echo "+ ${*@Q}" >&3
+	fi
+	"$@"
+}
+
+# ---------------------------------------------------------------------
+# Command line
+
+max_passes=8
+keep_relocs=
+keep_temps=
+linkpass=${LINKPASS:-}
+stats=
+tmp_base=
+output=
+scan_opts=()
+table_opts=()
+gen_cmds=()
+
+# need_arg OPTION NUMBER-OF-WORDS-LEFT
+need_arg()
+{
+	[[ $2 -ge 2 ]] || usage_error "$1: missing argument"
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--)
+		shift
+		break
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	-v | --verbose)
+		verbose=1
+		;;
+	--keep-relocs)
+		keep_relocs=1
+		;;
+	--keep-temps)
+		keep_temps=1
+		;;
+	--stats)
+		stats=1
+		;;
+	--max-passes=*) max_passes=${1#*=} ;;
+	--linkpass=*) linkpass=${1#*=} ;;
+	--scan-opt=*) scan_opts+=("${1#*=}") ;;
+	--start-sym=*) table_opts+=(--start-sym "${1#*=}") ;;
+	--stop-sym=*) table_opts+=(--stop-sym "${1#*=}") ;;
+	--extra-gen=*) gen_cmds+=("${1#*=}") ;;
+	--tmpdir=*) tmp_base=${1#*=} ;;
+	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
+	--extra-gen | --tmpdir)
+		need_arg "$1" $#
+		case $1 in
+		--max-passes) max_passes=$2 ;;
+		--linkpass) linkpass=$2 ;;
+		--scan-opt) scan_opts+=("$2") ;;
+		--start-sym) table_opts+=(--start-sym "$2") ;;
+		--stop-sym) table_opts+=(--stop-sym "$2") ;;
+		--extra-gen) gen_cmds+=("$2") ;;
+		--tmpdir) tmp_base=$2 ;;
+		esac
+		shift
+		;;
+	-?*)
+		usage_error "$1: unknown option"
+		;;
+	*)
+		[[ -z $output ]] || usage_error "$1: only one OUTPUT may be given (did you forget '--'?)"
+		output=$1
+		;;
+	esac
+	shift
+done
+
+link_cmd=("$@")
+
+[[ -n $output ]] || usage_error "no OUTPUT given"
+[[ ${#link_cmd[@]} -gt 0 ]] || usage_error "no link command given after '--'"
+[[ $max_passes =~ ^[1-9][0-9]*$ ]] ||
+	usage_error "--max-passes: '$max_passes' is not a positive number"
+[[ ! -d $output ]] || usage_error "$output: is a directory"
+
+for arg in "${link_cmd[@]:1}"; do
+	case $arg in
+	-o | --output | --output=* | -Wl,-o,* | -Wl,--output*)
+		usage_error "link command: must not contain '$arg' (the script chooses the output)"
+		;;
+	esac
+done
+
+out_dir=$(dirname -- "$output")
+out_base=$(basename -- "$output")
+[[ -d $out_dir ]] || die 1 "$output: directory '$out_dir' does not exist"
+[[ -w $out_dir ]] || die 1 "$output: directory '$out_dir' is not writable"
+
+# The linkpass binary: --linkpass, $LINKPASS, this repository's build,
+# then PATH.
+if [[ -z $linkpass ]]; then
+	if [[ -x $repo_dir/linkpass/linkpass ]]; then
+		linkpass=$repo_dir/linkpass/linkpass
+	elif command -v linkpass >/dev/null 2>&1; then
+		linkpass=$(command -v linkpass)
+	else
+		die 1 "linkpass: not found (run make, or pass --linkpass PATH)"
+	fi
+fi
+if [[ $linkpass == */* ]]; then
+	[[ -x $linkpass && ! -d $linkpass ]] ||
+		die 1 "$linkpass: not an executable file"
+else
+	command -v "$linkpass" >/dev/null 2>&1 ||
+		die 1 "$linkpass: not found in PATH"
+fi
+
+command -v objcopy >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
+	die 1 "objcopy: not found (install binutils, or use --keep-relocs)"
+
+# Keep relocations in the image: a linker takes --emit-relocs, a compiler
+# driver passes it on with -Wl.
+case $(basename -- "${link_cmd[0]}") in
+ld | ld.bfd | ld.gold | ld.lld | ld.lld-* | ld.mold | lld | lld-* | mold | \
+*-ld | *-ld.bfd | *-ld.gold | *-ld.lld | *-ld.mold)
+	relocs_flag=--emit-relocs
+	;;
+*)
+	relocs_flag=-Wl,--emit-relocs
+	;;
+esac
+
+# ---------------------------------------------------------------------
+# Temporary files
+
+tmp=
+out_tmp=
+
+cleanup()
+{
+	local status=$?
+
+	if [[ -n $out_tmp && -e $out_tmp ]]; then
+		rm -f -- "$out_tmp"
+	fi
+	if [[ -n $tmp && -d $tmp ]]; then
+		if [[ -n $keep_temps ]]; then
+			echo "$prog: temporary files kept in $tmp" >&2
+		else
+			rm -rf -- "$tmp"
+		fi
+	fi
+	return "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+tmp_base=${tmp_base:-$out_dir}
+[[ -d $tmp_base ]] || die 1 "--tmpdir: '$tmp_base' is not a directory"
+tmp=$(mktemp -d "$tmp_base/.link-vmlinux.XXXXXX") ||
+	die 1 "--tmpdir: cannot create a temporary directory in '$tmp_base'"
+
+# ---------------------------------------------------------------------
+# Steps
+
+# link N OBJ...: link image N with the extra objects OBJ...
+link()
+{
+	local n=$1 image=$tmp/.tmp_image$1 status=0
+	shift
+
+	progress LD ".tmp_image$n"
+	run "${link_cmd[0]}" "$relocs_flag" -o "$image" "${link_cmd[@]:1}" "$@" ||
+		status=$?
+	if [[ $status -ne 0 ]]; then
+		die "$status" "link $n: '${link_cmd[0]}' failed with status $status (its messages are above)"
+	fi
+	[[ -f $image ]] ||
+		die 1 "link $n: '${link_cmd[0]}' exited 0 but wrote no image"
+}
+
+# Run linkpass and propagate an error status.  scan and dump exit 0 or 2;
+# check exits 0 (stable), 1 (differences) or 2.
+lp()
+{
+	local status=0
+
+	run "$linkpass" "$@" || status=$?
+	if [[ $status -ge 2 ]]; then
+		die "$status" "linkpass $1 ${2##*/}: failed with status $status (its message is above)"
+	fi
+	return "$status"
+}
+
+# scan N: table N from image N.
+scan()
+{
+	local n=$1
+	local stat_opt=()
+
+	[[ -z $stats ]] || stat_opt=(--stats)
+	progress MCOUNT ".tmp_image$n"
+	lp scan "$tmp/.tmp_image$n" -o "$tmp/.tmp_mcount$n.o" \
+		"${stat_opt[@]}" "${scan_opts[@]}" ||
+		die 1 "linkpass scan .tmp_image$n: unexpected status $?"
+}
+
+# check N: 0 when the table in image N matches its sites, else 1; the
+# report is kept in .tmp_check$N.log.
+check()
+{
+	local n=$1 log=$tmp/.tmp_check$1.log status=0
+
+	progress CHECK ".tmp_image$n"
+	run "$linkpass" check "$tmp/.tmp_image$n" "${table_opts[@]}" \
+		"${scan_opts[@]}" >"$log" 2>&1 || status=$?
+	if [[ $status -ge 2 ]]; then
+		cat -- "$log" >&2
+		die "$status" "linkpass check .tmp_image$n: failed with status $status (its message is above)"
+	fi
+	if [[ -n $verbose ]]; then
+		cat -- "$log"
+	fi
+	return "$status"
+}
+
+# gen N: run every hook on image N; its objects go into link N+1.
+# Returns 0 when each object is byte-identical to the one linked into
+# image N.
+gen()
+{
+	local n=$1 i status=0 changed=0 obj prev
+
+	for i in "${!gen_cmds[@]}"; do
+		obj=$tmp/.tmp_gen$((i + 1))_$n.o
+		prev=$tmp/.tmp_gen$((i + 1))_$((n - 1)).o
+		progress GEN "${obj##*/}"
+		rm -f -- "$obj"
+		run bash -c "${gen_cmds[i]} \"\$@\"" "$prog" \
+			"$tmp/.tmp_image$n" "$obj" || status=$?
+		if [[ $status -ne 0 ]]; then
+			die 1 "--extra-gen '${gen_cmds[i]}': failed with status $status on .tmp_image$n"
+		fi
+		[[ -f $obj ]] ||
+			die 1 "--extra-gen '${gen_cmds[i]}': wrote no object $obj"
+		if [[ ! -f $prev ]] || ! cmp -s -- "$prev" "$obj"; then
+			changed=1
+			if [[ -n $verbose ]]; then
+				echo "$prog: --extra-gen '${gen_cmds[i]}': object changed after link $n"
+			fi
+		fi
+	done
+	return "$changed"
+}
+
+# gen_objs N: the hook objects made from image N.
+gen_objs()
+{
+	local i
+
+	gen_objs_list=()
+	for i in "${!gen_cmds[@]}"; do
+		gen_objs_list+=("$tmp/.tmp_gen$((i + 1))_$1.o")
+	done
+}
+
+# Print at most 40 lines of a check report, indented, on stderr.
+show_report()
+{
+	local lines
+
+	lines=$(wc -l <"$1")
+	sed -n '1,40s/^/    /p' -- "$1" >&2
+	if [[ $lines -gt 40 ]]; then
+		echo "    ... $((lines - 40)) more lines (--keep-temps keeps the whole report)" >&2
+	fi
+}
+
+# ---------------------------------------------------------------------
+# The link loop
+
+n=1
+gen_objs_list=()
+link 1
+table=
+
+while :; do
+	table_ok=
+	hooks_ok=
+
+	# Image 1 carries no table, so it cannot be stable unless it has no
+	# sites at all; check it only when there is no other pass to run.
+	if [[ $n -gt 1 || $n -eq $max_passes ]]; then
+		check "$n" && table_ok=1
+	fi
+	if [[ ${#gen_cmds[@]} -gt 0 ]]; then
+		gen "$n" && [[ $n -gt 1 ]] && hooks_ok=1
+	else
+		hooks_ok=1
+	fi
+	if [[ -n $table_ok && -n $hooks_ok ]]; then
+		break
+	fi
+
+	if [[ $n -ge $max_passes ]]; then
+		links="links"
+		[[ $n -gt 1 ]] || links="link"
+		echo "$prog: $output: not stable after $n $links (--max-passes $max_passes)" >&2
+		if [[ -z $table_ok ]]; then
+			echo "$prog: $output: linkpass check still reports for .tmp_image$n:" >&2
+			show_report "$tmp/.tmp_check$n.log"
+		fi
+		if [[ -z $hooks_ok ]]; then
+			echo "$prog: $output: --extra-gen objects still change from link to link" >&2
+		fi
+		exit 1
+	fi
+
+	# A table that check accepted still fits; only a hook changed.
+	if [[ -z $table_ok ]]; then
+		scan "$n"
+		table=$tmp/.tmp_mcount$n.o
+	fi
+	gen_objs "$n"
+	n=$((n + 1))
+	link "$n" "$table" "${gen_objs_list[@]}"
+done
+
+image=$tmp/.tmp_image$n
+
+# ---------------------------------------------------------------------
+# OUTPUT, written atomically: a temporary file next to it, then mv.
+
+out_tmp=$(mktemp "$out_dir/.$out_base.XXXXXX") ||
+	die 1 "$output: cannot create a temporary file in '$out_dir'"
+
+if [[ -n $keep_relocs ]]; then
+	progress CP "$output"
+	run cp -- "$image" "$out_tmp"
+else
+	# Only static relocations go; .rela.dyn and .rela.plt are allocated
+	# sections and objcopy keeps them.  The guard makes sure the table
+	# still reads the same (a PIE's table lives in .rela.dyn when lld
+	# leaves zeros in the section).
+	progress OBJCOPY "$output"
+	status=0
+	run objcopy --remove-relocations='*' "$image" "$out_tmp" || status=$?
+	[[ $status -eq 0 ]] ||
+		die 1 "$output: objcopy --remove-relocations failed with status $status"
+	lp dump "$image" "${table_opts[@]}" >"$tmp/.tmp_dump_before" ||
+		die 1 "linkpass dump .tmp_image$n: unexpected status"
+	lp dump "$out_tmp" "${table_opts[@]}" >"$tmp/.tmp_dump_after" ||
+		die 1 "linkpass dump $output: unexpected status"
+	if ! cmp -s -- "$tmp/.tmp_dump_before" "$tmp/.tmp_dump_after"; then
+		echo "$prog: $output: stripping relocations changed the table (linkpass dump before/after):" >&2
+		diff -- "$tmp/.tmp_dump_before" "$tmp/.tmp_dump_after" | sed -n '1,40s/^/    /p' >&2 || true
+		exit 1
+	fi
+fi
+chmod --reference="$image" -- "$out_tmp"
+run mv -f -- "$out_tmp" "$output"
+out_tmp=
+
+progress LINKS "$n (stable)"
