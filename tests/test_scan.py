@@ -1,0 +1,312 @@
+# Whole-image scan and per-object mode on the cases the filtering rules
+# exist for: overridden weak functions, several text sections, notrace,
+# garbage-collected functions, data references to the mcount symbol, and
+# the two table formats.  Each result is compared with a ground truth
+# derived from objdump (conftest.ground_truth) or with readelf.
+
+import re
+
+import pytest
+
+from conftest import (STUBS_S, assemble, compile_src, ground_truth,
+                      link_driver, parse_sites, require_compiler_ld, run,
+                      section_headers, symbols)
+
+CCS = ("gcc", "clang")
+LDS = ("bfd", "lld")
+
+MAIN_C = """\
+int g;
+__attribute__((weak)) int wf(int x) { return x + 1; }
+static __attribute__((noinline)) int sf(int x) { g += x; return x * 2; }
+int foo(int x) { return sf(x) + wf(x); }
+__attribute__((section(".init.text"), noinline)) int initf(int x) { return x + 3; }
+__attribute__((cold, noinline)) int coldf(int x) { return x + 6; }
+__attribute__((hot, noinline)) int hotf(int x) { return x + 7; }
+__attribute__((section(".mysec"), noinline)) int mysecf(int x) { return x + 5; }
+__attribute__((no_instrument_function, noinline)) int nf(int x) { return x + 4; }
+__attribute__((noinline)) int unused_fn(int x) { return x * 9; }
+int main(void)
+{
+	return foo(1) + initf(2) + nf(3) + mysecf(1) + coldf(0) + hotf(0) - 44;
+}
+"""
+
+# main() returns 0 when the strong wf() of strong.c replaced the weak one.
+STRONG_C = "int wf(int x) { return x + 10; }\n"
+
+# References to __fentry__ from code that are not calls at a function
+# entry: an address load, a call in the middle of a function, data in a
+# code section.
+ASM_REFS_S = """\
+	.text
+	.globl	asm_refs
+	.type	asm_refs, @function
+asm_refs:
+	lea	__fentry__(%rip), %rax
+	ret
+	.size	asm_refs, . - asm_refs
+	.globl	asm_midcall
+	.type	asm_midcall, @function
+asm_midcall:
+	nop
+	call	__fentry__
+	ret
+	.size	asm_midcall, . - asm_midcall
+	.quad	__fentry__
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
+def build_objects(tmp_path, cc, flags=()):
+    cflags = ["-pg", "-mfentry", "-O2", "-fno-pie", *flags]
+    objs = [compile_src(tmp_path, "main.c", MAIN_C, cc, cflags),
+            compile_src(tmp_path, "strong.c", STRONG_C, cc, cflags),
+            assemble(tmp_path, "stubs.S", STUBS_S),
+            assemble(tmp_path, "refs.S", ASM_REFS_S)]
+    return objs
+
+
+def link_q(tmp_path, cc, ld, objs, out, *extra):
+    run([cc, f"-fuse-ld={ld}", "-no-pie", "-Wl,-q", *extra, *objs,
+         "-o", tmp_path / out])
+    return tmp_path / out
+
+
+def stats_of(text):
+    """The --stats lines as {label: number}."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^  (.+?)\s{2,}(\d+)(?: |$)", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def names(linkpass, image, *opts):
+    out = linkpass.run("dump", image, *opts).stdout
+    return sorted(line.split()[1].split("+")[0] for line in out.splitlines())
+
+
+@pytest.mark.parametrize("ld", LDS)
+@pytest.mark.parametrize("cc", CCS)
+def test_filtering_rules(linkpass, tmp_path, cc, ld):
+    require_compiler_ld(cc, ld)
+    objs = build_objects(tmp_path, cc)
+    image = link_q(tmp_path, cc, ld, objs, "img")
+    table = tmp_path / "table.o"
+    proc = linkpass.scan(image, table, "--stats")
+    stats = stats_of(proc.stdout)
+    final = link_q(tmp_path, cc, ld, [*objs, table], "final")
+    assert run([final], check=False).returncode == 0
+
+    rc, chk = linkpass.check(final)
+    assert rc == 0, chk.stdout
+    truth = ground_truth(final)
+    assert linkpass.dump(final) == sorted(truth)
+
+    traced = names(linkpass, final)
+    # the strong wf is traced once; the dead weak body is not
+    assert traced.count("wf") == 1
+    for fn in ("foo", "initf", "coldf", "hotf", "main", "unused_fn"):
+        assert fn in traced, (fn, traced)
+    # notrace, untraced section, asm references, the stubs themselves
+    for fn in ("nf", "mysecf", "asm_refs", "asm_midcall", "__fentry__"):
+        assert fn not in traced, (fn, traced)
+
+    assert stats["table entries"] == len(truth)
+    assert stats["dropped: dead body (overridden weak)"] == 1
+    assert stats["dropped: untraced section"] == 1
+    assert stats["dropped: not a call"] >= 2     # lea and .quad
+    assert stats["dropped: not at entry"] == 1   # asm_midcall
+    assert stats["call sites found"] == (stats["table entries"] + 3)
+
+    dropped = linkpass.run("sites", "--dropped", image).stdout
+    assert re.search(r"^dropped 0x[0-9a-f]+ <none> \.text: in a dead "
+                     r"function body", dropped, re.M), dropped
+    assert re.search(r"^dropped 0x[0-9a-f]+ mysecf\+0x0 \.mysec: in an "
+                     r"untraced section", dropped, re.M), dropped
+
+
+def test_section_policy_options(linkpass, tmp_path):
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+
+    def sites(*opts):
+        out = linkpass.run("sites", image, *opts).stdout
+        return sorted(line.split()[1].split("+")[0] for line in out.splitlines())
+
+    default = sites()
+    assert "mysecf" in sites("--trace-section=.mysec")
+    assert "initf" not in sites("--no-trace-section=.init.text")
+    assert sites("--sections=.init.text") == ["initf"]
+    assert set(default) - {"initf"} == set(sites("--sections=.text"))
+
+
+@pytest.mark.parametrize("ld", LDS)
+def test_gc_sections_drop_collected_functions(linkpass, tmp_path, ld):
+    require_compiler_ld("gcc", ld)
+    objs = build_objects(tmp_path, "gcc", ["-ffunction-sections"])
+    out = tmp_path / "gc"
+    link_driver(out, ["gcc", f"-fuse-ld={ld}", "-no-pie",
+                      "-Wl,--gc-sections", *objs],
+                "--keep-relocs", linkpass=linkpass.path)
+    traced = names(linkpass, out)
+    assert "unused_fn" not in traced
+    assert "unused_fn" not in {s["name"] for s in symbols(out)}
+    assert "foo" in traced and "coldf" in traced
+    assert linkpass.dump(out) == sorted(ground_truth(out))
+    assert linkpass.check(out)[0] == 0
+    assert run([out], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("ld", LDS)
+def test_asm_format_links_to_the_same_table(linkpass, tmp_path, ld):
+    require_compiler_ld("gcc", ld)
+    objs = build_objects(tmp_path, "gcc")
+    image = link_q(tmp_path, "gcc", ld, objs, "img")
+    linkpass.scan(image, tmp_path / "t_elf.o")
+    linkpass.scan(image, tmp_path / "t.S", "--format=asm")
+    text = (tmp_path / "t.S").read_text()
+    assert '.section __mcount_loc,"aR",@progbits' in text
+    t_asm = tmp_path / "t_asm.o"
+    run(["as", tmp_path / "t.S", "-o", t_asm])
+    a = link_q(tmp_path, "gcc", ld, [*objs, tmp_path / "t_elf.o"], "a")
+    b = link_q(tmp_path, "gcc", ld, [*objs, t_asm], "b")
+    assert linkpass.dump(a) == linkpass.dump(b) == sorted(ground_truth(a))
+
+
+def test_table_object_layout(linkpass, tmp_path):
+    """The table object: sorted entries, one R_X86_64_64 each, anchored to
+    symbols the image defines, retained under --gc-sections."""
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+    table = tmp_path / "table.o"
+    linkpass.scan(image, table)
+    secs = section_headers(table)
+    assert secs["__mcount_loc"][1] == "PROGBITS"
+    assert "A" in secs["__mcount_loc"][2] and "R" in secs["__mcount_loc"][2]
+    assert "W" not in secs["__mcount_loc"][2]      # non-PIE: read-only
+    relocs = run(["readelf", "-rW", table]).stdout
+    rows = re.findall(r"^[0-9a-f]+\s+[0-9a-f]+\s+R_X86_64_64\s+0+\s+(\S+)"
+                      r" \+ ([0-9a-f]+)$", relocs, re.M)
+    image_syms = {s["name"]: s["value"] for s in symbols(image)}
+    addrs = [image_syms[name] + int(add, 16) for name, add in rows]
+    assert addrs == sorted(addrs) and len(set(addrs)) == len(addrs)
+    assert addrs == sorted(ground_truth(image))
+
+
+def test_pie_table_is_writable_and_read_through_dynamic_relocs(linkpass,
+                                                               tmp_path):
+    """lld leaves zeros in a PIE's table bytes and puts the addresses in
+    R_X86_64_RELATIVE relocations; dump and check must read those."""
+    require_compiler_ld("gcc", "lld")
+    cflags = ["-pg", "-mfentry", "-O2", "-fpie"]
+    objs = [compile_src(tmp_path, "main.c", MAIN_C, "gcc", cflags),
+            compile_src(tmp_path, "strong.c", STRONG_C, "gcc", cflags),
+            assemble(tmp_path, "stubs.S", STUBS_S)]
+    run(["gcc", "-fuse-ld=lld", "-pie", "-Wl,-q", *objs, "-o",
+         tmp_path / "img"])
+    linkpass.scan(tmp_path / "img", tmp_path / "t.o")
+    assert "W" in section_headers(tmp_path / "t.o")["__mcount_loc"][2]
+    final = tmp_path / "final"
+    run(["gcc", "-fuse-ld=lld", "-pie", "-Wl,-q", *objs, tmp_path / "t.o",
+         "-o", final])
+    dyn = run(["readelf", "-rW", final]).stdout
+    assert "R_X86_64_RELATIVE" in dyn
+    assert linkpass.dump(final) == sorted(ground_truth(final))
+    assert linkpass.check(final)[0] == 0
+    assert run([final], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("ld", LDS)
+@pytest.mark.parametrize("cc", CCS)
+def test_per_object_tables_differ_only_by_dead_code(linkpass, tmp_path, cc,
+                                                    ld):
+    """linkpass obj on each object, linked normally: check lists as stale
+    exactly the dead weak body the whole-image pass drops."""
+    require_compiler_ld(cc, ld)
+    objs = build_objects(tmp_path, cc)
+    whole = tmp_path / "whole"
+    link_driver(whole, [cc, f"-fuse-ld={ld}", "-no-pie", *objs],
+                "--keep-relocs", linkpass=linkpass.path)
+
+    c_objs = objs[:2]
+    linkpass.run("obj", *c_objs)
+    first = [o.read_bytes() for o in c_objs]
+    proc = linkpass.run("obj", *c_objs)        # a second run is a no-op
+    assert "already present" in proc.stderr
+    assert [o.read_bytes() for o in c_objs] == first
+    per = link_q(tmp_path, cc, ld, objs, "per")
+
+    rc, chk = linkpass.check(per, "--allow-unsorted", "--max-list=0")
+    assert rc == 1
+    stale = re.findall(r"^stale 0x([0-9a-f]+) (\S+) (\S+): .*$", chk.stdout,
+                       re.M)
+    assert len(stale) == 1, chk.stdout
+    assert stale[0][1] == "<none>" and "dead function body" in chk.stdout
+    assert "missing" not in chk.stdout.split("check:")[0]
+    # the rest of the per-object table is the whole-image table
+    per_entries = set(linkpass.dump(per)) - {int(stale[0][0], 16)}
+    assert sorted(per_entries) == sorted(ground_truth(per))
+    assert len(linkpass.dump(whole)) == len(per_entries)
+
+
+def test_obj_mode_refuses_linked_images_and_keeps_objects_on_error(
+        linkpass, tmp_path):
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+    proc = linkpass.run("obj", image, check=False)
+    assert proc.returncode == 2
+    assert re.match(rf"^linkpass: {re.escape(str(image))}: ELF header: "
+                    r".*not a relocatable object", proc.stderr)
+    junk = tmp_path / "junk.o"
+    junk.write_bytes(b"not an object at all")
+    good = objs[0]
+    before = good.read_bytes()
+    proc = linkpass.run("obj", junk, good, check=False)
+    assert proc.returncode == 2
+    assert "junk.o: not an ELF file" in proc.stderr
+    # the good object was still processed; the junk one is untouched
+    assert good.read_bytes() != before
+    assert junk.read_bytes() == b"not an object at all"
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_no_emit_relocs_is_a_clear_error(linkpass, tmp_path):
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")
+    run(["gcc", "-no-pie", *objs, "-o", tmp_path / "plain"])
+    out = tmp_path / "t.o"
+    for cmd in (["scan", tmp_path / "plain", "-o", out],
+                ["check", tmp_path / "plain"]):
+        proc = linkpass.run(*cmd, check=False)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1
+        assert re.match(r"^linkpass: .*/plain: \.\S+: no relocations kept for "
+                        r"code; link the image with -q \(--emit-relocs\)$",
+                        proc.stderr), proc.stderr
+    assert not out.exists() and not list(tmp_path.glob("t.o.tmp*"))
+
+
+def test_failed_scan_keeps_previous_table(linkpass, tmp_path):
+    out = tmp_path / "t.o"
+    out.write_bytes(b"previous table")
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"\x7fELF" + b"\0" * 8)
+    proc = linkpass.run("scan", bad, "-o", out, check=False)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"linkpass: {bad}")
+    assert out.read_bytes() == b"previous table"
+    assert not list(tmp_path.glob("t.o.tmp*"))
+
+
+def test_threads_give_the_same_table(linkpass, tmp_path):
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+    one = linkpass.run("sites", image, "-j", "1").stdout
+    four = linkpass.run("sites", image, "-j", "4").stdout
+    assert one == four and parse_sites(one)
