@@ -10,9 +10,13 @@ LP_SRCS := $(wildcard linkpass/*.c)
 LP_HDRS := $(wildcard linkpass/*.h)
 LP_OBJS := $(patsubst linkpass/%.c,build/linkpass/%.o,$(LP_SRCS))
 
-.PHONY: all test clean
+.PHONY: all test deps clean
 
 all: linkpass/linkpass
+
+# Debian packages the build and the tests need (installs only missing ones).
+deps:
+	scripts/install-deps.sh base
 
 build/linkpass/%.o: linkpass/%.c $(LP_HDRS)
 	@mkdir -p $(dir $@)
@@ -21,7 +25,7 @@ build/linkpass/%.o: linkpass/%.c $(LP_HDRS)
 linkpass/linkpass: $(LP_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(LP_OBJS) -lelf -lz -lpthread
 
-test: all
+test: deps all
 	$(PYTHON) -m pytest -q tests
 
 clean:
