@@ -118,6 +118,32 @@ static unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
 	return len <= avail ? len : 0;
 }
 
+/*
+ * 32-bit assemblers also pad with "lea 0(%esi),%esi"-style no-ops and
+ * "mov %esi,%esi".
+ */
+static const uint8_t *const i386_nops[] = {
+	(const uint8_t *)"\x89\xf6",
+	(const uint8_t *)"\x8d\x76\x00",
+	(const uint8_t *)"\x8d\x74\x26\x00",
+	(const uint8_t *)"\x8d\xb6\x00\x00\x00\x00",
+	(const uint8_t *)"\x8d\xb4\x26\x00\x00\x00\x00",
+	(const uint8_t *)"\x8d\xbc\x27\x00\x00\x00\x00",
+};
+static const unsigned int i386_nop_len[] = { 2, 3, 4, 6, 7, 7 };
+
+static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
+{
+	unsigned int n = x86_padding_len(p, avail);
+	size_t i;
+
+	for (i = 0; !n && i < sizeof(i386_nop_len) / sizeof(i386_nop_len[0]); i++)
+		if (avail >= i386_nop_len[i] &&
+		    !memcmp(p, i386_nops[i], i386_nop_len[i]))
+			n = i386_nop_len[i];
+	return n;
+}
+
 static const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -145,7 +171,7 @@ static const struct arch arch_i386 = {
 	.call_at = i386_call_at,
 	.call_len = x86_call_len,
 	.entry_prefix = x86_entry_prefix,
-	.padding_len = x86_padding_len,
+	.padding_len = i386_padding_len,
 };
 
 static const struct arch *const arches[] = { &arch_x86_64, &arch_i386 };

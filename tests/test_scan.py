@@ -310,3 +310,45 @@ def test_threads_give_the_same_table(linkpass, tmp_path):
     one = linkpass.run("sites", image, "-j", "1").stdout
     four = linkpass.run("sites", image, "-j", "4").stdout
     assert one == four and parse_sites(one)
+
+
+I386_C = """\
+__attribute__((weak)) int wf(int x) { return x + 1; }
+static __attribute__((noinline)) int sf(int x) { return x * 2; }
+int foo(int x) { return sf(x) + wf(x); }
+__attribute__((section(".init.text"), noinline)) int initf(int x) { return x + 3; }
+void _start(void) { foo(1); initf(2); for (;;); }
+"""
+
+I386_STUB_S = """\
+	.text
+	.globl	__fentry__
+	.type	__fentry__, @function
+__fentry__:
+	ret
+	.size	__fentry__, . - __fentry__
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
+@pytest.mark.parametrize("ld", ("ld.bfd", "ld.lld"))
+@pytest.mark.parametrize("cc", CCS)
+def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
+    """i386: Rel relocations, 4-byte entries, R_386_32; 32-bit padding
+    idioms before the dead weak body."""
+    from conftest import require_tools
+    require_tools(cc, ld)
+    flags = ["-m32", "-fno-pie", "-ffreestanding", "-pg", "-mfentry", "-O2"]
+    objs = [compile_src(tmp_path, "k.c", I386_C, cc, flags),
+            compile_src(tmp_path, "s.c", STRONG_C, cc, flags),
+            compile_src(tmp_path, "stub.S", I386_STUB_S, cc, ["-m32"])]
+    out = tmp_path / "img"
+    link_driver(out, [ld, "-m", "elf_i386", *objs], "--keep-relocs",
+                "--stats", linkpass=linkpass.path)
+    assert linkpass.check(out)[0] == 0
+    assert linkpass.dump(out) == sorted(ground_truth(out))
+    assert len(linkpass.dump(out)) == 5
+    dropped = linkpass.run("sites", "--dropped", out).stdout
+    assert "dead function body" in dropped
+    relocs = run(["readelf", "-rW", out]).stdout
+    assert ".rel__mcount_loc" in relocs and "R_386_32" in relocs
