@@ -239,9 +239,17 @@ static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
 		struct section *s = &im->secs[i];
 		struct relocs *r = &(*rels)[*n];
 
-		if (!first_code && (s->sh.sh_flags & SHF_EXECINSTR) &&
+		/* name .text in the error below when there is one */
+		if ((!first_code || !strcmp(s->name, ".text")) &&
+		    (s->sh.sh_flags & SHF_EXECINSTR) &&
 		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
 			first_code = s;
+		/* never skip, unread, relocations whose target is unknown */
+		if ((s->sh.sh_type == SHT_RELA || s->sh.sh_type == SHT_REL) &&
+		    !(s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_info >= im->nsecs)
+			return lp_error(im->path, s->name,
+					"sh_info %u out of range (%zu sections)",
+					s->sh.sh_info, im->nsecs);
 		if (!image_is_code_relocs(im, s))
 			continue;
 		if (image_relocs(im, s, r) < 0)
@@ -385,6 +393,9 @@ static bool dead_body(struct image *im, const struct funcs *f,
 
 	if (!s->entry_style)
 		return false;
+	/* a symbol's range may start before its section (bad input) */
+	if (pos < base)
+		pos = base;
 	if (prev && prev->end == prev->start) {
 		pos = s->addr;
 		if (s->addr - base >= 4 &&
@@ -489,8 +500,8 @@ int scan_image(struct image *im, const struct scan_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
-		return lp_error(im->path, NULL,
-				"no symbol table (.symtab): the image is stripped; scan the unstripped link output");
+		return lp_error(im->path, ".symtab",
+				"no symbol table: the image is stripped; scan the unstripped link output");
 	t0 = now_ns();
 	funcs_build(im, &r->funcs);
 	is_mcount = mark_mcount_syms(im, o);
