@@ -12,7 +12,7 @@ LP_OBJS := $(patsubst linkpass/%.c,build/linkpass/%.o,$(LP_SRCS))
 
 .PHONY: all test deps clean
 
-all: linkpass/linkpass
+all: linkpass/linkpass runtime
 
 # Debian packages the build and the tests need (installs only missing ones).
 deps:
@@ -28,8 +28,10 @@ linkpass/linkpass: $(LP_OBJS)
 test: deps all
 	$(PYTHON) -m pytest -q tests
 
-clean:
+clean: runtime-clean
 	rm -rf build linkpass/linkpass
 
-# Parts that bring their own rules (runtime, samples, hardening, bench).
+# Parts that bring their own rules: the runtime library, and the
+# hardening, kernel and bench targets in mk/.
+include runtime/runtime.mk
 -include mk/*.mk
