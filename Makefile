@@ -35,3 +35,8 @@ clean: runtime-clean
 # hardening, kernel and bench targets in mk/.
 include runtime/runtime.mk
 -include mk/*.mk
+
+# The main job: a sample kernel linked through the driver, NOP'd and traced.
+.PHONY: demo
+demo:
+	demo/run.sh

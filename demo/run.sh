@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo/run.sh: what `make demo` does, from a fresh clone.
+#   1. install missing Debian packages, build linkpass and the runtime;
+#   2. generate a mid-size sample kernel (UNITS x FUNCS functions);
+#   3. compile it with -pg -mfentry and link it through
+#      scripts/link-vmlinux.sh with the runtime library (the passes show);
+#   4. run it: the runtime NOPs every site at start, four threads run the
+#      workload while tracing is switched on and off for a subset;
+#   5. print the first trace lines and a summary line.
+# Variables: UNITS (40), FUNCS (100), SEED (1), CC (gcc), LD (bfd),
+# OUT (build/demo).
+set -euo pipefail
+
+top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+UNITS=${UNITS:-40}
+FUNCS=${FUNCS:-100}
+SEED=${SEED:-1}
+CC=${CC:-gcc}
+LD=${LD:-bfd}
+OUT=${OUT:-$top/build/demo}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "set-up: Debian packages, linkpass, runtime"
+"$top/scripts/install-deps.sh" base
+make -C "$top" -s all
+
+step "sample kernel: $UNITS units x $FUNCS functions (seed $SEED)"
+rm -rf "$OUT" && mkdir -p "$OUT/obj"
+/usr/bin/python3 "$top/tests/samples/gen.py" --units "$UNITS" \
+	--funcs-per-unit "$FUNCS" --seed "$SEED" --out "$OUT/src" >/dev/null
+make -s -j"$jobs" -f "$top/demo/demo.mk" TOP="$top" OUT="$OUT" CC="$CC" objects
+echo "compiled $(ls "$OUT"/obj/*.o | wc -l) objects with -pg -mfentry"
+
+step "final link through scripts/link-vmlinux.sh"
+make -s -f "$top/demo/demo.mk" TOP="$top" OUT="$OUT" CC="$CC" LD="$LD" link |
+	tee "$OUT/link.log"
+links=$(sed -n 's/^  LINKS   \([0-9]*\) .*/\1/p' "$OUT/link.log")
+entries=$("$top/linkpass/linkpass" dump "$OUT/demo" | wc -l)
+echo "table: $entries entries in __mcount_loc ($("$top/linkpass/linkpass" dump "$OUT/demo" | awk '{print $3}' | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'))"
+
+step "run: NOP at start, trace a subset while 4 threads run the workload"
+cd "$OUT"
+./demo 'u000[0-3]_*' trace.txt trace.json | tee run.log
+
+step "first trace lines ($OUT/trace.txt)"
+awk '!/^#/ && n++ < 12' trace.txt
+
+sites=$(sed -n "s/^demo: start: \([0-9]*\) sites, \([0-9]*\) NOP'd, \([0-9]*\) refused.*/\1/p" run.log)
+nopped=$(sed -n "s/^demo: start: \([0-9]*\) sites, \([0-9]*\) NOP'd, \([0-9]*\) refused.*/\2/p" run.log)
+refused=$(sed -n "s/^demo: start: \([0-9]*\) sites, \([0-9]*\) NOP'd, \([0-9]*\) refused.*/\3/p" run.log)
+traced=$(sed -n 's/^demo: \([0-9]*\) calls traced.*/\1/p' run.log)
+[[ $sites == "$entries" ]] || { echo "demo: the runtime saw $sites sites, the table has $entries" >&2; exit 1; }
+[[ $refused == 0 && $nopped == "$sites" && $traced -gt 0 ]] ||
+	{ echo "demo: unexpected result (see above)" >&2; exit 1; }
+echo
+echo "demo: sites=$sites nopped=$nopped refused=$refused traced_calls=$traced links=$links"
