@@ -40,3 +40,8 @@ include runtime/runtime.mk
 .PHONY: demo
 demo:
 	demo/run.sh
+
+# Run-time overhead of the NOP'd and traced sample workload (docs/runtime.md).
+.PHONY: bench-overhead
+bench-overhead: all
+	$(PYTHON) bench/overhead.py --markdown build/overhead.md

@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""Run-time overhead of the table's consumers on a call-heavy workload.
+
+The sample kernel's workload (tests/samples/gen.py: thousands of tiny
+functions, each called a known number of times per round) is built and run
+several ways, side by side in one run (the ways are interleaved within
+every repetition), and reported as ratios of wall time to the first way:
+
+  nopg        compiled without -pg: the floor
+  call-ret    -pg -mfentry, every site calls a __fentry__ that just returns
+  nop         -pg -mfentry + runtime/liblptrace.a: every site NOP'd at start
+  traced      the same binary with LPTRACE_FILTER='*': every call recorded
+peers, when their tools exist:
+  mnop-mcount gcc -mnop-mcount: the compiler's own 5-byte NOPs
+  xray        clang -fxray-instrument -fxray-instruction-threshold=1, sleds
+              left unpatched
+  uftrace     `uftrace record`: built with plain -pg (mcount resolved
+              from libc.so, which uftrace's preloaded libmcount replaces)
+
+Every run's checksum line must equal the floor's, so no way is faster by
+doing less.  Usage:
+  bench/overhead.py [--units 40] [--funcs 100] [--rounds R] [--reps 7]
+                    [--out build/overhead] [--markdown FILE]
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BASE = ["-O2", "-mgeneral-regs-only", "-fno-pie", "-fcf-protection=none"]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True,
+                          **kw)
+
+
+def build(out, src, name, cc, cflags, extra_objs=(), ldflags=()):
+    """Compile every generated C file with cflags; link name."""
+    objdir = os.path.join(out, "obj-" + name)
+    os.makedirs(objdir, exist_ok=True)
+    units = sorted(f for f in os.listdir(src) if f.endswith(".c"))
+    objs = []
+    procs = []
+    for u in units:
+        o = os.path.join(objdir, u[:-2] + ".o")
+        procs.append(subprocess.Popen(
+            [cc, *BASE, *cflags, "-I", src, "-c", os.path.join(src, u),
+             "-o", o]))
+        objs.append(o)
+        if len(procs) >= os.cpu_count():
+            for p in procs:
+                if p.wait():
+                    sys.exit(f"overhead: compiling for {name} failed")
+            procs = []
+    for p in procs:
+        if p.wait():
+            sys.exit(f"overhead: compiling for {name} failed")
+    asm = os.path.join(objdir, "asm_fentry.o")
+    sh([cc, "-fno-pie", "-c", os.path.join(src, "asm_fentry.S"), "-o", asm])
+    exe = os.path.join(out, name)
+    sh([cc, "-no-pie", *ldflags, *objs, asm, *extra_objs, "-o", exe])
+    return exe
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--units", type=int, default=40)
+    ap.add_argument("--funcs", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="workload rounds per run (default: ~0.5 s for nopg)")
+    ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--out", default=os.path.join(TOP, "build", "overhead"))
+    ap.add_argument("--markdown", help="also write the table to this file")
+    args = ap.parse_args()
+
+    out = os.path.abspath(args.out)
+    shutil.rmtree(out, ignore_errors=True)
+    src = os.path.join(out, "src")
+    sh(["/usr/bin/python3", os.path.join(TOP, "tests/samples/gen.py"),
+        "--units", str(args.units), "--funcs-per-unit", str(args.funcs),
+        "--seed", "1", "--out", src])
+    sh(["make", "-C", TOP, "-s", "all"])
+    stub = os.path.join(out, "fentry_stub.o")
+    sh(["gcc", "-fno-pie", "-c", os.path.join(src, "fentry_stub.S"),
+        "-o", stub])
+    table = os.path.join(out, "table")
+    rt = os.path.join(TOP, "runtime", "liblptrace.a")
+    lv = os.path.join(TOP, "scripts", "link-vmlinux.sh")
+
+    ways = {}  # name -> (argv prefix, env)
+    ways["nopg"] = ([build(out, src, "nopg", "gcc", [], [stub])], {})
+    ways["call-ret"] = ([build(out, src, "call-ret", "gcc",
+                               ["-pg", "-mfentry"], [stub])], {})
+    # the runtime build goes through the driver so it carries the table
+    objdir = os.path.join(out, "obj-call-ret")
+    objs = sorted(os.path.join(objdir, f) for f in os.listdir(objdir))
+    nop_exe = os.path.join(out, "nop")
+    sh(["bash", lv, nop_exe, "--", "gcc", "-no-pie", *objs, rt,
+        "-lpthread"])
+    ways["nop"] = ([nop_exe], {"LPTRACE": "on"})
+    # LPTRACE_BUFSIZE is set below, once the number of calls is known,
+    # so that every call is recorded, none dropped
+    ways["traced"] = ([nop_exe], {"LPTRACE_FILTER": "*"})
+    if shutil.which("gcc"):
+        ways["mnop-mcount"] = ([build(out, src, "mnop", "gcc",
+                                      ["-pg", "-mfentry", "-mnop-mcount"],
+                                      [stub])], {})
+    if shutil.which("clang"):
+        try:
+            ways["xray"] = ([build(out, src, "xray", "clang",
+                                   ["-fxray-instrument",
+                                    "-fxray-instruction-threshold=1"],
+                                   [stub], ["-fxray-instrument"])],
+                            {"XRAY_OPTIONS": "patch_premain=false"})
+        except subprocess.CalledProcessError as e:
+            print(f"overhead: xray build failed, skipped: {e.stderr[-300:]}")
+    if shutil.which("uftrace"):
+        only_fentry = os.path.join(out, "fentry_only.o")
+        with open(os.path.join(out, "fentry_only.S"), "w") as f:
+            f.write("\t.globl __fentry__\n__fentry__:\n\tret\n"
+                    "\t.section .note.GNU-stack,\"\",@progbits\n")
+        sh(["gcc", "-c", os.path.join(out, "fentry_only.S"), "-o",
+            only_fentry])
+        ways["uftrace"] = (["uftrace", "record", "-d",
+                            os.path.join(out, "uftrace.data"),
+                            build(out, src, "pg-libc", "gcc", ["-pg"],
+                                  [only_fentry])], {})
+
+    def run(name, rounds):
+        argv, env = ways[name]
+        full = dict(os.environ, LPTRACE_VERBOSE="0", **env)
+        t0 = time.perf_counter()
+        p = subprocess.run([*argv, str(rounds)], capture_output=True,
+                           text=True, env=full)
+        dt = time.perf_counter() - t0
+        if p.returncode:
+            sys.exit(f"overhead: {name} failed:\n{p.stderr}")
+        line = [l for l in p.stdout.splitlines() if l.startswith("checksum=")]
+        return dt, line[0] if line else p.stdout
+
+    rounds = args.rounds
+    if not rounds:
+        run("nopg", 50)                 # warm the page cache
+        dt, _ = run("nopg", 200)
+        rounds = max(50, int(200 * 0.5 / max(dt, 1e-3)))
+    want = run("nopg", rounds)[1]
+    calls = int(want.split("calls=")[1].split()[0])
+    ways["traced"][1]["LPTRACE_BUFSIZE"] = str(calls + 4096)
+    times = {name: [] for name in ways}
+    for rep in range(args.reps):
+        for name in ways:
+            if name == "uftrace" and rep >= 3:
+                continue        # ~50x slower: three runs are enough
+            dt, check = run(name, rounds)
+            if check != want:
+                sys.exit(f"overhead: {name} computed {check}, not {want}")
+            times[name].append(dt)
+
+    floor = statistics.median(times["nopg"])
+    cpu = next((l.split(":", 1)[1].strip() for l in
+                open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    lines = [f"Workload: {args.units} units x {args.funcs} functions, "
+             f"{rounds} rounds per run ({calls} calls); "
+             f"{len(times['nopg'])} runs per way, interleaved; "
+             f"CPU: {cpu}, {os.cpu_count()} cores.", "",
+             "| way | median s | min–max s | ratio to nopg |",
+             "|---|---|---|---|"]
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        lines.append(f"| {name} | {med:.3f} | {min(ts):.3f}–{max(ts):.3f} | "
+                     f"{med / floor:.2f}× |")
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
