@@ -25,8 +25,11 @@ build/linkpass/%.o: linkpass/%.c $(LP_HDRS)
 linkpass/linkpass: $(LP_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(LP_OBJS) -lelf -lz -lpthread
 
+# The pytest suite, then the sanitizer builds, fuzz smoke run and
+# malformed-input corpus under them (mk/hardening.mk).
 test: deps all
 	$(PYTHON) -m pytest -q tests
+	$(MAKE) test-hardening
 
 clean: runtime-clean
 	rm -rf build linkpass/linkpass

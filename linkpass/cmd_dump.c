@@ -31,8 +31,8 @@ int cmd_dump(struct options *o)
 	if (table_read(&im, o->start_sym, o->stop_sym, &t) < 0)
 		goto out_close;
 	if (!t.found) {
-		lp_error(o->image, NULL,
-			 "no ftrace table: no __start_mcount_loc/__stop_mcount_loc or __start___mcount_loc/__stop___mcount_loc symbols and no __mcount_loc section");
+		lp_error(o->image, "ftrace table",
+			 "not found: no __start_mcount_loc/__stop_mcount_loc or __start___mcount_loc/__stop___mcount_loc symbols and no __mcount_loc section");
 		goto out_free_table;
 	}
 	funcs_build(&im, &f);

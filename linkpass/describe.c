@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Naming addresses in dump and check output. */
 #include "describe.h"
+#include "util.h"
 
 #include <stdio.h>
 
@@ -20,6 +21,7 @@ const char *describe_addr(struct image *im, const struct funcs *f,
 			 (unsigned long long)(addr - fn->start), sec->name);
 	else
 		snprintf(buf, len, "<none> %s", sec->name);
+	one_line(buf);		/* one entry stays one line */
 	return buf;
 }
 
@@ -31,7 +33,9 @@ const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 	uint64_t off, i;
 	size_t at = 0;
 
-	if (!sec || !(b = image_section_bytes(im, sec))) {
+	/* a description never fails or reports: unreadable is "<no bytes>" */
+	if (!sec || (sec->sh.sh_flags & SHF_COMPRESSED) ||
+	    !(b = image_section_bytes(im, sec))) {
 		snprintf(buf, len, "<no bytes>");
 		return buf;
 	}

@@ -16,6 +16,15 @@
 #include "relocs.h"
 #include "util.h"
 
+/*
+ * libelf reads the file through one mmap.  Sanitizer and fuzzing builds
+ * define IMAGE_ELF_CMD=ELF_C_READ so that every section is read into a
+ * buffer of its own size and AddressSanitizer sees any read past it.
+ */
+#ifndef IMAGE_ELF_CMD
+#define IMAGE_ELF_CMD ELF_C_READ_MMAP
+#endif
+
 const char *image_place(char *buf, size_t len, const struct section *s,
 			uint64_t off)
 {
@@ -24,13 +33,48 @@ const char *image_place(char *buf, size_t len, const struct section *s,
 	return buf;
 }
 
+/*
+ * The identification bytes, read before libelf sees the file: libelf
+ * reports an empty, short or unknown-class file only as "not ELF", and
+ * a file too short for its header as "invalid data".
+ */
+static int check_ident(struct image *im)
+{
+	unsigned char id[EI_NIDENT];
+	const char *p = im->path;
+	uint64_t need;
+	ssize_t n;
+
+	if (!im->file_size)
+		return lp_error(p, "ELF header", "the file is empty");
+	n = pread(im->fd, id, sizeof(id), 0);
+	if (n < 0)
+		return lp_error(p, "ELF header", "cannot read: %s",
+				strerror(errno));
+	if (n < SELFMAG || memcmp(id, ELFMAG, SELFMAG))
+		return lp_error(p, "ELF header",
+				"not an ELF file (no \\177ELF magic number)");
+	if (id[EI_CLASS] != ELFCLASS32 && id[EI_CLASS] != ELFCLASS64 &&
+	    n == EI_NIDENT)
+		return lp_error(p, "ELF header", "unknown ELF class %u",
+				id[EI_CLASS]);
+	need = n == EI_NIDENT && id[EI_CLASS] == ELFCLASS32 ?
+	       sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+	if (im->file_size < need)
+		return lp_error(p, "ELF header",
+				"the file is %llu bytes, shorter than an ELF header (%llu bytes)",
+				(unsigned long long)im->file_size,
+				(unsigned long long)need);
+	return 0;
+}
+
 static int check_header(struct image *im, enum image_kind kind)
 {
 	const char *p = im->path;
 	uint8_t cls, data;
 
 	if (elf_kind(im->elf) != ELF_K_ELF)
-		return lp_error(p, NULL, "not an ELF file");
+		return lp_error(p, "ELF header", "not an ELF file");
 	if (!gelf_getehdr(im->elf, &im->ehdr))
 		return lp_elf_error(p, "ELF header", "cannot read");
 	cls = im->ehdr.e_ident[EI_CLASS];
@@ -55,24 +99,120 @@ static int check_header(struct image *im, enum image_kind kind)
 		return lp_error(p, "ELF header",
 				"e_type %u is not a relocatable object (ET_REL)",
 				im->ehdr.e_type);
+	/*
+	 * libelf takes the section header size for granted and quietly
+	 * sees no sections at all when their table does not fit in the
+	 * file, so both are checked here.
+	 */
+	if (!im->ehdr.e_shoff)
+		return lp_error(p, "ELF header",
+				"no section header table (e_shoff is 0)");
+	if (im->ehdr.e_shentsize != gelf_fsize(im->elf, ELF_T_SHDR, 1,
+					       EV_CURRENT))
+		return lp_error(p, "ELF header",
+				"e_shentsize %u is not the size of a section header (%zu)",
+				im->ehdr.e_shentsize,
+				gelf_fsize(im->elf, ELF_T_SHDR, 1, EV_CURRENT));
 	return 0;
+}
+
+static int cmp_offset(const void *a, const void *b)
+{
+	const struct section *x = *(const struct section *const *)a;
+	const struct section *y = *(const struct section *const *)b;
+
+	if (x->sh.sh_offset != y->sh.sh_offset)
+		return x->sh.sh_offset < y->sh.sh_offset ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * No two sections may share file bytes, nor a section the bytes of the
+ * section header table: a relocation section that overlaps the symbol
+ * table or the code it relocates would be read as something it is not.
+ * Linkers never lay sections out that way.
+ */
+static int check_overlaps(struct image *im)
+{
+	struct section **v = xcalloc(im->nsecs + 1, sizeof(*v));
+	struct section sht = {
+		.idx = im->nsecs,
+		.name = "section header table",
+		.sh.sh_offset = im->ehdr.e_shoff,
+		.sh.sh_size = im->nsecs * im->ehdr.e_shentsize,
+	};
+	size_t i, n = 0;
+	int ret = 0;
+
+	v[n++] = &sht;
+	for (i = 1; i < im->nsecs; i++)
+		if (im->secs[i].sh.sh_type != SHT_NOBITS &&
+		    im->secs[i].sh.sh_size)
+			v[n++] = &im->secs[i];
+	qsort(v, n, sizeof(*v), cmp_offset);
+	for (i = 1; i < n; i++) {
+		const GElf_Shdr *a = &v[i - 1]->sh, *b = &v[i]->sh;
+
+		if (b->sh_offset >= a->sh_offset + a->sh_size)
+			continue;
+		ret = lp_error(im->path, v[i]->name,
+			       "file bytes 0x%llx..0x%llx overlap %s (0x%llx..0x%llx)",
+			       (unsigned long long)b->sh_offset,
+			       (unsigned long long)(b->sh_offset + b->sh_size),
+			       v[i - 1]->name,
+			       (unsigned long long)a->sh_offset,
+			       (unsigned long long)(a->sh_offset + a->sh_size));
+		break;
+	}
+	free(v);
+	return ret;
 }
 
 static int read_sections(struct image *im)
 {
 	const char *p = im->path;
-	size_t shstrndx, i;
+	size_t shstrndx, entsize, i;
 	char place[64];
+	GElf_Shdr sh;
 
 	if (elf_getshdrnum(im->elf, &im->nsecs) < 0)
 		return lp_elf_error(p, "section headers", "cannot count");
+	/* libelf counts 0 sections when their table does not fit */
+	entsize = im->ehdr.e_shentsize;
+	if (!im->nsecs || im->ehdr.e_shoff > im->file_size ||
+	    im->nsecs > (im->file_size - im->ehdr.e_shoff) / entsize) {
+		if (!im->ehdr.e_shnum)
+			return lp_error(p, "section header table",
+					"the extended section count at offset 0x%llx does not fit in the file (0x%llx bytes)",
+					(unsigned long long)im->ehdr.e_shoff,
+					(unsigned long long)im->file_size);
+		return lp_error(p, "section header table",
+				"%u entries at offset 0x%llx do not fit in the file (0x%llx bytes)",
+				im->ehdr.e_shnum,
+				(unsigned long long)im->ehdr.e_shoff,
+				(unsigned long long)im->file_size);
+	}
 	if (elf_getshdrstrndx(im->elf, &shstrndx) < 0)
 		return lp_elf_error(p, "section headers",
 				    "cannot find the section name table");
-	if (im->nsecs && shstrndx >= im->nsecs)
+	if (shstrndx == SHN_UNDEF || shstrndx >= im->nsecs)
 		return lp_error(p, "ELF header",
 				"e_shstrndx %zu out of range (%zu sections)",
 				shstrndx, im->nsecs);
+	if (!gelf_getshdr(elf_getscn(im->elf, shstrndx), &sh))
+		return lp_elf_error(p, "section name table", "cannot read");
+	if (sh.sh_type != SHT_STRTAB)
+		return lp_error(p, "ELF header",
+				"e_shstrndx %zu names a section of type %u, not a string table",
+				shstrndx, sh.sh_type);
+	/* checked here, or every name would be reported out of range */
+	if (sh.sh_offset > im->file_size ||
+	    sh.sh_size > im->file_size - sh.sh_offset)
+		return lp_error(p, "section name table",
+				"section %zu (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
+				shstrndx, (unsigned long long)sh.sh_offset,
+				(unsigned long long)sh.sh_size,
+				(unsigned long long)im->file_size);
 	im->secs = xcalloc(im->nsecs, sizeof(*im->secs));
 	for (i = 0; i < im->nsecs; i++) {
 		struct section *s = &im->secs[i];
@@ -90,6 +230,16 @@ static int read_sections(struct image *im)
 		if (!s->name)
 			return lp_error(p, place, "sh_name %u out of range",
 					s->sh.sh_name);
+		if (!s->name[0]) {
+			/* linkers name every section; keep messages readable */
+			snprintf(s->unnamed, sizeof(s->unnamed),
+				 "[section %zu]", i);
+			s->name = s->unnamed;
+		}
+		/* types between the generic ones and SHT_LOOS are reserved */
+		if (s->sh.sh_type >= SHT_NUM && s->sh.sh_type < SHT_LOOS)
+			return lp_error(p, s->name, "sh_type 0x%x is reserved",
+					s->sh.sh_type);
 		if (s->sh.sh_type != SHT_NOBITS &&
 		    (s->sh.sh_offset > im->file_size ||
 		     s->sh.sh_size > im->file_size - s->sh.sh_offset))
@@ -99,7 +249,7 @@ static int read_sections(struct image *im)
 					(unsigned long long)s->sh.sh_size,
 					(unsigned long long)im->file_size);
 	}
-	return 0;
+	return check_overlaps(im);
 }
 
 const uint8_t *image_section_bytes(struct image *im, struct section *s)
@@ -224,18 +374,22 @@ int image_open(struct image *im, const char *path, enum image_kind kind)
 	im->path = path;
 	im->fd = -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return lp_elf_error(path, NULL, "libelf initialisation failed");
+		return lp_elf_error(path, "libelf", "initialisation failed");
 	im->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (im->fd < 0)
-		return lp_error(path, NULL, "cannot open: %s", strerror(errno));
+		return lp_error(path, "open", "%s", strerror(errno));
 	if (fstat(im->fd, &st) < 0)
-		return lp_error(path, NULL, "cannot stat: %s", strerror(errno));
+		return lp_error(path, "stat", "%s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return lp_error(path, NULL, "not a regular file");
+		return lp_error(path, "open", "%s, not a regular file",
+				S_ISDIR(st.st_mode) ? "a directory" :
+				"a special file");
 	im->file_size = (uint64_t)st.st_size;
-	im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
+	if (check_ident(im) < 0)
+		return -1;
+	im->elf = elf_begin(im->fd, IMAGE_ELF_CMD, NULL);
 	if (!im->elf)
-		return lp_elf_error(path, NULL, "cannot read as ELF");
+		return lp_elf_error(path, "ELF header", "cannot read");
 	if (check_header(im, kind) < 0 || read_sections(im) < 0 ||
 	    read_symbols(im) < 0)
 		return -1;

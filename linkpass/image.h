@@ -22,6 +22,7 @@ struct section {
 	Elf_Scn *scn;
 	const uint8_t *bytes;	/* loaded by image_section_bytes() */
 	bool loaded;
+	char unnamed[32];	/* the name in messages when sh_name gives "" */
 };
 
 struct symbol {

@@ -34,6 +34,7 @@ void policy_free(struct policy *p)
 {
 	free(p->include);
 	free(p->exclude);
+	free(p->csv);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -41,7 +42,12 @@ void policy_set(struct policy *p, const char *csv)
 {
 	char *copy = xstrdup(csv), *tok, *save = NULL;
 
-	/* the copy lives as long as the process: the globs point into it */
+	/*
+	 * The globs point into the copy, which lives as long as the policy;
+	 * an earlier copy can go, as no glob of it is left.
+	 */
+	free(p->csv);
+	p->csv = copy;
 	p->ninclude = 0;
 	p->replaced = true;
 	for (tok = strtok_r(copy, ",", &save); tok;

@@ -17,6 +17,7 @@ struct policy {
 	const char **exclude;	/* globs; a match here always wins */
 	size_t nexclude;
 	bool replaced;		/* include list no longer the default */
+	char *csv;		/* the --sections copy the globs point into */
 };
 
 void policy_init(struct policy *p);

@@ -256,10 +256,13 @@ static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
 			return -1;
 		if (!r->count)
 			continue;
-		if (r->target->sh.sh_type == SHT_NOBITS)
+		if (r->target->sh.sh_type == SHT_NOBITS ||
+		    !r->target->sh.sh_size)
 			return lp_error(im->path, s->name,
-					"relocates %s, which has no bytes (SHT_NOBITS)",
-					r->target->name);
+					"relocates %s, which has no bytes (%s)",
+					r->target->name,
+					r->target->sh.sh_size ? "SHT_NOBITS" :
+					"size 0");
 		if (!image_section_bytes(im, r->target))
 			return -1;
 		*total += r->count;
@@ -544,6 +547,8 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	cand = xmalloc(ncand * sizeof(*cand));
 	ncand = 0;
 	for (i = 0; i < (size_t)nw; i++) {
+		if (!w[i].n)
+			continue;	/* w[i].out is NULL */
 		memcpy(cand + ncand, w[i].out, w[i].n * sizeof(*cand));
 		ncand += w[i].n;
 	}
@@ -561,6 +566,8 @@ out_free:
 	free(chunks);
 	free(rels);
 	free(is_mcount);
+	if (ret < 0)
+		scan_result_free(r);	/* callers free only a result */
 	return ret;
 }
 

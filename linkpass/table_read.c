@@ -25,7 +25,7 @@ static int locate(struct image *im, const char *start_sym,
 
 	if (start_sym || stop_sym) {
 		if (!start_sym || !stop_sym)
-			return lp_error(im->path, NULL,
+			return lp_error(im->path, "table bounds",
 					"give both --start-sym and --stop-sym");
 		a = image_find_symbol(im, start_sym);
 		b = image_find_symbol(im, stop_sym);
@@ -156,7 +156,11 @@ int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 			t->v[i] = v;
 		}
 	}
-	return apply_dynamic(im, t, stop);
+	if (apply_dynamic(im, t, stop) < 0) {
+		table_free(t);	/* callers free only a table read whole */
+		return -1;
+	}
+	return 0;
 }
 
 void table_free(struct table *t)

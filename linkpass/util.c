@@ -13,31 +13,37 @@
 #include <time.h>
 #include <unistd.h>
 
+static void *oom(size_t size)
+{
+	fprintf(stderr, "linkpass: out of memory allocating %zu bytes\n", size);
+	exit(EXIT_ERROR);
+}
+
 int lp_error(const char *file, const char *place, const char *fmt, ...)
 {
+	char *cause, *line;
 	va_list ap;
+	int n;
 
-	fprintf(stderr, "linkpass: ");
-	if (file)
-		fprintf(stderr, "%s: ", file);
-	if (place)
-		fprintf(stderr, "%s: ", place);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&cause, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		oom(strlen(fmt));
+	if (asprintf(&line, "linkpass: %s%s%s%s%s", file ? file : "",
+		     file ? ": " : "", place ? place : "", place ? ": " : "",
+		     cause) < 0)
+		oom(strlen(cause));
+	one_line(line);
+	fprintf(stderr, "%s\n", line);
+	free(line);
+	free(cause);
 	return -1;
 }
 
 int lp_elf_error(const char *file, const char *place, const char *what)
 {
 	return lp_error(file, place, "%s: %s", what, elf_errmsg(-1));
-}
-
-static void *oom(size_t size)
-{
-	fprintf(stderr, "linkpass: out of memory allocating %zu bytes\n", size);
-	exit(EXIT_ERROR);
 }
 
 void *xmalloc(size_t size)
@@ -85,8 +91,8 @@ int out_open(struct outfile *o, const char *target)
 	sprintf(o->tmp, "%s.tmpXXXXXX", target);
 	o->fd = mkstemp(o->tmp);
 	if (o->fd < 0) {
-		lp_error(target, NULL, "cannot create temp file %s: %s",
-			 o->tmp, strerror(errno));
+		lp_error(target, o->tmp, "cannot create the temp file: %s",
+			 strerror(errno));
 		free(o->tmp);
 		free(o->target);
 		o->tmp = o->target = NULL;
@@ -104,12 +110,12 @@ int out_commit(struct outfile *o)
 	int ret = 0;
 
 	if (fsync(o->fd) < 0 && errno != EINVAL)
-		ret = lp_error(o->target, NULL, "fsync: %s", strerror(errno));
+		ret = lp_error(o->target, o->tmp, "fsync: %s", strerror(errno));
 	if (close(o->fd) < 0 && !ret)
-		ret = lp_error(o->target, NULL, "close: %s", strerror(errno));
+		ret = lp_error(o->target, o->tmp, "close: %s", strerror(errno));
 	o->fd = -1;
 	if (!ret && rename(o->tmp, o->target) < 0)
-		ret = lp_error(o->target, NULL, "rename from %s: %s", o->tmp,
+		ret = lp_error(o->target, o->tmp, "cannot rename over the target: %s",
 			       strerror(errno));
 	if (ret)
 		unlink(o->tmp);
@@ -130,6 +136,13 @@ void out_abort(struct outfile *o)
 	free(o->target);
 	o->tmp = o->target = NULL;
 	o->fd = -1;
+}
+
+void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
 }
 
 bool glob_match(const char *pattern, const char *s)

@@ -54,6 +54,12 @@ int out_open(struct outfile *o, const char *target);
 int out_commit(struct outfile *o);
 void out_abort(struct outfile *o);
 
+/*
+ * Replace control bytes in @s with '?': names in messages come from the
+ * input file and may hold any byte, but one message stays one line.
+ */
+void one_line(char *s);
+
 /* Simple shell-style glob match (fnmatch). */
 bool glob_match(const char *pattern, const char *s);
 

@@ -11,7 +11,7 @@ set -euo pipefail
 declare -A groups=(
 	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev"
 	[kernel]="linux-source-6.1 busybox-static qemu-system-x86 cpio bc flex bison libssl-dev xz-utils ccache"
-	[bench]="time"
+	[bench]="time valgrind linux-source-6.1"
 )
 
 want=()

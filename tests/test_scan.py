@@ -269,7 +269,7 @@ def test_obj_mode_refuses_linked_images_and_keeps_objects_on_error(
     before = good.read_bytes()
     proc = linkpass.run("obj", junk, good, check=False)
     assert proc.returncode == 2
-    assert "junk.o: not an ELF file" in proc.stderr
+    assert "junk.o: ELF header: not an ELF file" in proc.stderr
     # the good object was still processed; the junk one is untouched
     assert good.read_bytes() != before
     assert junk.read_bytes() == b"not an object at all"
@@ -320,15 +320,6 @@ __attribute__((section(".init.text"), noinline)) int initf(int x) { return x + 3
 void _start(void) { foo(1); initf(2); for (;;); }
 """
 
-I386_STUB_S = """\
-	.text
-	.globl	__fentry__
-	.type	__fentry__, @function
-__fentry__:
-	ret
-	.size	__fentry__, . - __fentry__
-	.section .note.GNU-stack, "", @progbits
-"""
 
 
 @pytest.mark.parametrize("ld", ("ld.bfd", "ld.lld"))
@@ -341,7 +332,7 @@ def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
     flags = ["-m32", "-fno-pie", "-ffreestanding", "-pg", "-mfentry", "-O2"]
     objs = [compile_src(tmp_path, "k.c", I386_C, cc, flags),
             compile_src(tmp_path, "s.c", STRONG_C, cc, flags),
-            compile_src(tmp_path, "stub.S", I386_STUB_S, cc, ["-m32"])]
+            compile_src(tmp_path, "stub.S", STUBS_S, cc, ["-m32"])]
     out = tmp_path / "img"
     link_driver(out, [ld, "-m", "elf_i386", *objs], "--keep-relocs",
                 "--stats", linkpass=linkpass.path)

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh SECONDS HARNESS...: run each libFuzzer harness
+# build/fuzz/fuzz_HARNESS for SECONDS (one process), starting
+# from its saved corpus build/fuzz/corpus-HARNESS and the seeds in
+# build/fuzz/seeds and fuzz/seeds.  Appends one line per run to
+# build/fuzz/history.tsv (date, harness, seconds actually run,
+# executions, corpus entries, result) -- the figures docs/hardening.md
+# quotes.
+# Fails when a harness finds a crash; the input is left as
+# build/fuzz/artifacts/HARNESS-crash-* for tests/hardening/regressions/.
+set -uo pipefail
+
+secs=${1:?usage: run.sh SECONDS HARNESS...}
+shift
+cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." || exit 2
+
+status=0
+mkdir -p build/fuzz/artifacts
+for h in "$@"; do
+	bin=build/fuzz/fuzz_$h
+	corpus=build/fuzz/corpus-$h
+	log=build/fuzz/$h.log
+	mkdir -p "$corpus"
+	seeds=(build/fuzz/seeds)
+	[[ -d fuzz/seeds ]] && seeds+=(fuzz/seeds)
+	args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048
+	      -max_len=65536 -print_final_stats=1
+	      -artifact_prefix="build/fuzz/artifacts/$h-")
+	echo "  FUZZ    $h for ${secs}s (log: $log)"
+	start=$SECONDS
+	out=$(mktemp -d)
+	LINKPASS_FUZZ_OUT=$out "$bin" "${args[@]}" "$corpus" "${seeds[@]}" \
+		>"$log" 2>&1
+	rc=$?
+	rm -rf -- "$out"
+	elapsed=$((SECONDS - start))
+	execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" |
+		awk '{ n += $2 } END { print n + 0 }')
+	entries=$(find "$corpus" -type f | wc -l)
+	result=ok
+	if [[ $rc -ne 0 ]]; then
+		result="failed (exit $rc)"
+		status=1
+		grep -E 'ERROR|contract broken|SUMMARY|Test unit written' "$log" | head -20
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$h" \
+		"$elapsed" "$execs" "$entries" "$result" >>build/fuzz/history.tsv
+	echo "  FUZZ    $h: $execs executions in ${elapsed}s, $entries corpus entries: $result"
+done
+exit $status

@@ -1,0 +1,158 @@
+# Malformed input: linkpass must refuse every broken image with exit
+# status 2 and one line "linkpass: <file>: <place>: <cause>", never crash,
+# never hang, and never leave an output file (or a temp file) behind.
+#
+# The corpus is made by tests/hardening/malform.py from small images
+# built here with gcc: truncations at every header boundary and inside
+# every section, bad header fields, out-of-range links, bad relocations,
+# a broken table, compressed sections, and images that are not what scan
+# needs.  Some breakages are harmless to some commands (dump reads no
+# code relocations; compressed debug sections are never read): those
+# must succeed quietly.  The binary under test is $LINKPASS_BIN (default
+# linkpass/linkpass); `make sanitize` runs this file against an
+# AddressSanitizer + UBSan build.
+
+import os
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "hardening"))
+import harness  # noqa: E402
+import malform  # noqa: E402
+
+GROUPS = ("file", "truncated", "header", "sections", "relocs", "symtab",
+          "table", "images")
+
+
+def _require(*tools):
+    missing = [t for t in tools if not shutil.which(t)]
+    if missing:
+        pytest.skip("not installed: " + ", ".join(missing))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    _require("gcc", "objcopy", "strip")
+    work = tmp_path_factory.mktemp("malformed")
+    images = malform.build_images(work / "build", harness.linkpass_bin())
+    return malform.make_corpus(images, work / "cases")
+
+
+def run_case(case, cmd, workdir):
+    """Run one command on one case; returns a list of problems."""
+    outdir = workdir / f"{case.name}.{cmd}"
+    outdir.mkdir()
+    out = outdir / "out.o"
+    args = [cmd, case.path] + (["-o", out] if cmd == "scan" else [])
+    try:
+        proc = harness.run_linkpass(args)
+    except harness.Hang as e:
+        return [str(e)]
+    want = case.expect[cmd]
+    bad = []
+    if want == 2:
+        bad += harness.check_error_run(proc, case.path)
+        if proc.stdout:
+            bad.append("output on stdout with an error")
+        left = sorted(p.name for p in outdir.iterdir())
+        if left:
+            bad.append(f"left behind: {left}")
+    else:
+        if proc.returncode != want:
+            bad.append(f"exit status {proc.returncode}, expected {want}")
+        if proc.stderr:
+            bad.append("stderr not empty")
+        left = sorted(p.name for p in outdir.iterdir())
+        if cmd == "scan" and left != ["out.o"]:
+            bad.append(f"output directory holds {left}, expected out.o")
+    if bad:
+        return [f"{case.name} ({case.why}): {cmd}: " + "; ".join(bad)
+                + "\n" + harness.describe(proc)]
+    return []
+
+
+def run_cases(cases, workdir):
+    jobs = [(c, cmd) for c in cases for cmd in malform.COMMANDS
+            if cmd in c.expect]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = pool.map(lambda j: run_case(j[0], j[1], workdir), jobs)
+        return [p for r in results for p in r], len(jobs)
+
+
+def test_corpus_is_big_enough(corpus):
+    assert len(corpus) >= 30
+    assert {c.group for c in corpus} == set(GROUPS)
+    names = [c.name for c in corpus]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_malformed(corpus, tmp_path, group):
+    cases = [c for c in corpus if c.group == group]
+    assert cases
+    problems, runs = run_cases(cases, tmp_path)
+    assert not problems, (f"{len(problems)} of {runs} runs went wrong:\n\n"
+                          + "\n\n".join(problems))
+
+
+def test_existing_output_untouched_on_error(corpus, tmp_path):
+    """A failed scan leaves a previous output exactly as it was."""
+    out = tmp_path / "table.o"
+    old = b"previous table object\n" * 100
+    for case in corpus:
+        if case.expect.get("scan") != 2:
+            continue
+        out.write_bytes(old)
+        proc = harness.run_linkpass(["scan", case.path, "-o", out])
+        assert proc.returncode == 2, harness.describe(proc)
+        assert out.read_bytes() == old, case.name
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["table.o"]
+
+
+@pytest.mark.parametrize("how", ["missing-dir", "is-a-directory"])
+def test_bad_output_path(corpus, tmp_path, how):
+    """Output errors name the output, and leave no temp file."""
+    image = next(c.path for c in corpus if c.name == "control")
+    if how == "missing-dir":
+        out = tmp_path / "no-such-dir" / "t.o"
+    else:
+        out = tmp_path / "t.o"
+        out.mkdir()
+        (out / "keep").write_text("x")
+    proc = harness.run_linkpass(["scan", image, "-o", out])
+    assert not harness.check_error_run(proc, out), harness.describe(proc)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ([] if how == "missing-dir" else ["t.o"])
+    if how == "is-a-directory":
+        assert (out / "keep").read_text() == "x"
+
+
+def _regression_inputs():
+    if not harness.REGRESSIONS.is_dir():
+        return []
+    return sorted(p for p in harness.REGRESSIONS.iterdir()
+                  if p.is_file() and not p.name.startswith(("README", "."))
+                  and p.suffix != ".md")
+
+
+@pytest.mark.parametrize("path", _regression_inputs(),
+                         ids=lambda p: p.name)
+def test_regression_input(path, tmp_path):
+    """Inputs that once crashed or hung linkpass (found by fuzzing): every
+    command ends with 0, 1 or one error line, and nothing else."""
+    for cmd in malform.COMMANDS:
+        out = tmp_path / f"{cmd}.o"
+        args = [cmd, path] + (["-o", out] if cmd == "scan" else [])
+        proc = harness.run_linkpass(args)
+        assert proc.returncode in (0, 1, 2), harness.describe(proc)
+        if proc.returncode == 2:
+            assert not harness.check_error_run(proc, path), \
+                harness.describe(proc)
+            assert not out.exists()
+        else:
+            assert proc.stderr == "", harness.describe(proc)
+        assert not list(tmp_path.glob("*.tmp*"))
