@@ -32,8 +32,9 @@ static bool eligible(const struct image *im, const struct symbol *s)
 	if (s->type != STT_FUNC && s->type != STT_NOTYPE &&
 	    s->type != STT_OBJECT)
 		return false;
-	if (!s->name[0] || !strncmp(s->name, "__start_", 8) ||
-	    !strncmp(s->name, "__stop_", 7))
+	if (!s->name[0] || (s->name[0] == '_' &&
+			    (!strncmp(s->name, "__start_", 8) ||
+			     !strncmp(s->name, "__stop_", 7))))
 		return false;
 	return true;
 }
@@ -50,6 +51,26 @@ static bool better(const struct symbol *a, const struct symbol *b)
 	if (a->bind != b->bind)
 		return a->bind == STB_GLOBAL;
 	return strcmp(a->name, b->name) < 0;
+}
+
+/*
+ * The image-wide anchor, for a section without a global symbol of its
+ * own: a well-known start symbol, else the first eligible symbol.
+ */
+static const struct symbol *image_anchor(struct image *im)
+{
+	const struct symbol *s;
+	size_t i;
+
+	for (i = 0; fallback_anchors[i]; i++) {
+		s = image_find_symbol(im, fallback_anchors[i]);
+		if (s && eligible(im, s))
+			return s;
+	}
+	for (i = 1; i < im->nsyms; i++)
+		if (eligible(im, &im->syms[i]))
+			return &im->syms[i];
+	return NULL;
 }
 
 static void add_distinct(struct anchors *a, const struct symbol *s)
@@ -98,18 +119,11 @@ int anchors_choose(struct image *im, const char *forced,
 		if (used[s->shndx] && better(s, a->by_shndx[s->shndx]))
 			a->by_shndx[s->shndx] = s;
 	}
-	for (i = 0; fallback_anchors[i] && !fallback; i++) {
-		s = image_find_symbol(im, fallback_anchors[i]);
-		if (s && eligible(im, s))
-			fallback = s;
-	}
-	for (i = 1; i < im->nsyms && !fallback; i++)
-		if (eligible(im, &im->syms[i]))
-			fallback = &im->syms[i];
-
 	for (i = 0; i < im->nsecs; i++) {
 		if (!used[i])
 			continue;
+		if (!a->by_shndx[i] && !fallback)
+			fallback = image_anchor(im);
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = fallback;
 		if (!a->by_shndx[i]) {

@@ -288,6 +288,7 @@ static int process(struct options *o, const char *path)
 	}
 	if (out_open(&of, path) < 0)
 		goto out_free_scan;
+	of.no_sync = true;
 	fchmod(of.fd, st.st_mode & 07777);
 	if (copy_file(im.fd, of.fd, path) < 0 ||
 	    write_table(&im, &r, ent, &of) < 0) {

@@ -15,7 +15,7 @@ const char *describe_addr(struct image *im, const struct funcs *f,
 		snprintf(buf, len, "<none> <none>");
 		return buf;
 	}
-	fn = funcs_lookup(f, (uint32_t)sec->idx, addr);
+	fn = funcs_lookup(f, (uint32_t)sec->idx, addr, NULL);
 	if (fn)
 		snprintf(buf, len, "%s+0x%llx %s", fn->sym->name,
 			 (unsigned long long)(addr - fn->start), sec->name);

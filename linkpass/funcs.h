@@ -25,9 +25,13 @@ struct funcs {
 void funcs_build(struct image *im, struct funcs *f);
 void funcs_free(struct funcs *f);
 
-/* The function covering @addr in section @shndx, or NULL. */
+/*
+ * The function covering @addr in section @shndx, or NULL.  @hint may be
+ * NULL; callers looking up many addresses in ascending order pass the
+ * same long (initially -1) each time, which makes each lookup O(1).
+ */
 const struct func *funcs_lookup(const struct funcs *f, uint32_t shndx,
-				uint64_t addr);
+				uint64_t addr, long *hint);
 /* The last function of section @shndx starting at or before @addr. */
 const struct func *funcs_prev(const struct funcs *f, uint32_t shndx,
 			      uint64_t addr);

@@ -282,11 +282,20 @@ const uint8_t *image_section_bytes(struct image *im, struct section *s)
 	return s->bytes;
 }
 
+/* "<symtab> entry <i>", the place of a bad symbol in messages. */
+static const char *symbol_place(char *buf, size_t len, const struct image *im,
+				size_t i)
+{
+	snprintf(buf, len, "%s entry %zu", im->symtab->name, i);
+	return buf;
+}
+
 static int read_symbols(struct image *im)
 {
 	const char *p = im->path;
 	struct section *shndx_sec = NULL;
-	Elf_Data *d, *xd = NULL;
+	const uint8_t *syms, *strs, *xndx = NULL;
+	uint64_t nstrs;
 	size_t i, n, entsize;
 	char place[64];
 
@@ -328,38 +337,78 @@ static int read_symbols(struct image *im)
 		    im->secs[i].sh.sh_link == im->symtab->idx)
 			shndx_sec = &im->secs[i];
 
-	d = elf_getdata(im->symtab->scn, NULL);
-	if (!d)
-		return lp_elf_error(p, im->symtab->name, "cannot read symbols");
-	if (shndx_sec) {
-		xd = elf_getdata(shndx_sec->scn, NULL);
-		if (!xd)
-			return lp_elf_error(p, shndx_sec->name, "cannot read");
-	}
+	/*
+	 * Symbols are decoded straight from the mapped bytes: a kernel has
+	 * hundreds of thousands, and a per-symbol libelf call or message
+	 * buffer was a quarter of the scan (callgrind).  The string table
+	 * ends in a NUL, checked once, so every in-range st_name is a
+	 * terminated string.
+	 */
 	n = im->symtab->sh.sh_size / entsize;
+	syms = image_section_bytes(im, im->symtab);
+	strs = image_section_bytes(im, im->strtab);
+	if (n && !syms)
+		return -1;
+	nstrs = im->strtab->sh.sh_size;
+	if (!strs || !nstrs || strs[nstrs - 1])
+		return lp_error(p, im->strtab->name,
+				"string table is empty or does not end in a NUL byte");
+	if (shndx_sec) {
+		if (shndx_sec->sh.sh_size < n * sizeof(Elf32_Word))
+			return lp_error(p, shndx_sec->name,
+					"holds fewer entries than %s (%zu)",
+					im->symtab->name, n);
+		xndx = image_section_bytes(im, shndx_sec);
+		if (!xndx)
+			return -1;
+	}
 	im->syms = xcalloc(n, sizeof(*im->syms));
 	im->nsyms = n;
 	for (i = 0; i < n; i++) {
 		struct symbol *s = &im->syms[i];
-		GElf_Sym sym;
-		Elf32_Word xndx = 0;
+		uint32_t name;
+		uint16_t st_shndx;
+		uint8_t info, other;
 
-		snprintf(place, sizeof(place), "%s entry %zu",
-			 im->symtab->name, i);
-		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &xndx))
-			return lp_elf_error(p, place, "cannot read symbol");
-		s->name = elf_strptr(im->elf, im->strtab->idx, sym.st_name);
-		if (!s->name)
-			return lp_error(p, place, "st_name %u out of range",
-					sym.st_name);
-		s->value = sym.st_value;
-		s->size = sym.st_size;
-		s->type = GELF_ST_TYPE(sym.st_info);
-		s->bind = GELF_ST_BIND(sym.st_info);
-		s->vis = GELF_ST_VISIBILITY(sym.st_other);
-		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
+		if (entsize == sizeof(Elf64_Sym)) {
+			Elf64_Sym e;
+
+			memcpy(&e, syms + i * entsize, sizeof(e));
+			name = e.st_name;
+			info = e.st_info;
+			other = e.st_other;
+			st_shndx = e.st_shndx;
+			s->value = e.st_value;
+			s->size = e.st_size;
+		} else {
+			Elf32_Sym e;
+
+			memcpy(&e, syms + i * entsize, sizeof(e));
+			name = e.st_name;
+			info = e.st_info;
+			other = e.st_other;
+			st_shndx = e.st_shndx;
+			s->value = e.st_value;
+			s->size = e.st_size;
+		}
+		if (name >= nstrs)
+			return lp_error(p, symbol_place(place, sizeof(place), im, i),
+					"st_name %u out of range (string table of %llu bytes)",
+					name, (unsigned long long)nstrs);
+		s->name = (const char *)strs + name;
+		s->type = ELF64_ST_TYPE(info);
+		s->bind = ELF64_ST_BIND(info);
+		s->vis = ELF64_ST_VISIBILITY(other);
+		s->shndx = st_shndx;
+		if (st_shndx == SHN_XINDEX) {
+			Elf32_Word x = 0;
+
+			if (xndx)
+				memcpy(&x, xndx + i * sizeof(x), sizeof(x));
+			s->shndx = x;
+		}
 		if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
-			return lp_error(p, place,
+			return lp_error(p, symbol_place(place, sizeof(place), im, i),
 					"symbol '%s' has section index %u out of range (%zu sections)",
 					s->name, s->shndx, im->nsecs);
 	}
@@ -437,7 +486,8 @@ struct symbol *image_find_symbol(struct image *im, const char *name)
 	size_t i;
 
 	for (i = 1; i < im->nsyms; i++)
-		if (im->syms[i].shndx != SHN_UNDEF &&
+		if (im->syms[i].name[0] == name[0] &&
+		    im->syms[i].shndx != SHN_UNDEF &&
 		    !strcmp(im->syms[i].name, name))
 			return &im->syms[i];
 	return NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "order.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -214,7 +215,9 @@ static uint8_t *mark_mcount_syms(const struct image *im,
 
 	for (i = 1; i < im->nsyms; i++) {
 		for (j = 0; o->mcount_syms[j]; j++) {
-			if (strcmp(im->syms[i].name, o->mcount_syms[j]))
+			/* the first byte rules out almost every symbol cheaply */
+			if (im->syms[i].name[0] != o->mcount_syms[j][0] ||
+			    strcmp(im->syms[i].name, o->mcount_syms[j]))
 				continue;
 			/* __fentry__ is called first thing; mcount after the
 			 * prologue */
@@ -355,26 +358,54 @@ static int report_bad(const struct image *im, struct worker *w, int nw)
 	return -1;
 }
 
-static int cmp_site_sec(const void *a, const void *b)
+static bool before_sec(const struct site *x, const struct site *y)
 {
-	const struct site *x = a, *y = b;
-
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return 0;
+	return x->shndx != y->shndx ? x->shndx < y->shndx : x->addr < y->addr;
 }
 
-static int cmp_site_addr(const void *a, const void *b)
+static bool before_addr(const struct site *x, const struct site *y)
 {
-	const struct site *x = a, *y = b;
+	return x->addr != y->addr ? x->addr < y->addr : x->shndx < y->shndx;
+}
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return 0;
+/*
+ * Sort @v by (section, address), or by address alone when @by_addr.
+ * Relocations come in offset order, so the sites usually arrive sorted:
+ * that is checked first, and only a real disorder pays for the sort.
+ */
+static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr)
+{
+	uint32_t *sec, *order;
+	uint64_t *addr;
+	struct site *copy;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (by_addr ? before_addr(&v[i], &v[i - 1]) :
+			      before_sec(&v[i], &v[i - 1]))
+			break;
+	if (i >= n)
+		return;
+	sec = xmalloc(n * sizeof(*sec));
+	addr = xmalloc(n * sizeof(*addr));
+	for (i = 0; i < n; i++) {
+		sec[i] = v[i].shndx;
+		addr[i] = v[i].addr;
+	}
+	/* by address: sections only break ties, so sort by (addr, sec) as
+	 * a section sort of the address order */
+	if (by_addr)
+		order = order_by_section_addr(NULL, addr, n, 1);
+	else
+		order = order_by_section_addr(sec, addr, n, nsecs);
+	copy = xmalloc(n * sizeof(*copy));
+	memcpy(copy, v, n * sizeof(*copy));
+	for (i = 0; i < n; i++)
+		v[i] = copy[order[i]];
+	free(copy);
+	free(order);
+	free(addr);
+	free(sec);
 }
 
 /*
@@ -419,23 +450,22 @@ static bool dead_body(struct image *im, const struct funcs *f,
 	return pos == s->addr;
 }
 
-static enum site_verdict judge(struct image *im, const struct scan_opts *o,
-			       const uint8_t *traced, const struct funcs *f,
-			       const struct site *s, const struct site *prev,
-			       const struct func **last_func)
+static enum site_verdict judge(struct image *im, const uint8_t *traced,
+			       const struct funcs *f, const struct site *s,
+			       const struct site *prev,
+			       const struct func **last_func, long *hint)
 {
 	const struct section *sec = &im->secs[s->shndx];
 	const struct func *fn;
 	uint64_t entry;
 
-	(void)o;
 	if (s->verdict != SITE_KEPT)
 		return (enum site_verdict)s->verdict;
 	if (prev && prev->shndx == s->shndx && prev->addr == s->addr)
 		return DROP_DUPLICATE;
 	if (!traced[s->shndx])
 		return DROP_UNTRACED;
-	fn = funcs_lookup(f, s->shndx, s->addr);
+	fn = funcs_lookup(f, s->shndx, s->addr, hint);
 	if (!fn)
 		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
 	if (s->entry_style) {
@@ -461,18 +491,19 @@ static void filter(struct image *im, const struct scan_opts *o,
 	uint8_t *traced = xcalloc(im->nsecs, 1);
 	const struct func *last_func = NULL;
 	const struct site *prev = NULL;
+	long hint = -1;
 	size_t i;
 
 	for (i = 1; i < im->nsecs; i++)
 		traced[i] = policy_traced(&o->policy, im->secs[i].name);
-	qsort(cand, n, sizeof(*cand), cmp_site_sec);
+	sort_sites(cand, n, im->nsecs, false);
 	r->dropped = xcalloc(n, sizeof(*r->dropped));
 	r->kept = cand;	/* kept sites are compacted in place */
 	for (i = 0; i < n; i++) {
 		struct site s = cand[i];
 
-		s.verdict = (uint8_t)judge(im, o, traced, &r->funcs, &s, prev,
-					   &last_func);
+		s.verdict = (uint8_t)judge(im, traced, &r->funcs, &s, prev,
+					   &last_func, &hint);
 		r->stats.verdicts[s.verdict]++;
 		if (s.verdict == SITE_KEPT) {
 			r->kept[r->nkept++] = s;
@@ -483,9 +514,8 @@ static void filter(struct image *im, const struct scan_opts *o,
 	}
 	free(traced);
 	if (im->ehdr.e_type != ET_REL) {
-		qsort(r->kept, r->nkept, sizeof(*r->kept), cmp_site_addr);
-		qsort(r->dropped, r->ndropped, sizeof(*r->dropped),
-		      cmp_site_addr);
+		sort_sites(r->kept, r->nkept, im->nsecs, true);
+		sort_sites(r->dropped, r->ndropped, im->nsecs, true);
 	}
 }
 

@@ -87,6 +87,7 @@ int out_open(struct outfile *o, const char *target)
 	mode_t mask;
 
 	o->target = xstrdup(target);
+	o->no_sync = false;
 	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
 	sprintf(o->tmp, "%s.tmpXXXXXX", target);
 	o->fd = mkstemp(o->tmp);
@@ -109,7 +110,7 @@ int out_commit(struct outfile *o)
 {
 	int ret = 0;
 
-	if (fsync(o->fd) < 0 && errno != EINVAL)
+	if (!o->no_sync && fsync(o->fd) < 0 && errno != EINVAL)
 		ret = lp_error(o->target, o->tmp, "fsync: %s", strerror(errno));
 	if (close(o->fd) < 0 && !ret)
 		ret = lp_error(o->target, o->tmp, "close: %s", strerror(errno));

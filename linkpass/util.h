@@ -48,6 +48,13 @@ struct outfile {
 	char *target;
 	char *tmp;
 	int fd;
+	/*
+	 * Skip the fsync before the rename.  The rename alone keeps a
+	 * killed run from leaving a partial file; fsync adds safety against
+	 * power loss at ~3 ms a file, which per-object mode (one run per
+	 * object, like the compiler, which does not fsync either) skips.
+	 */
+	bool no_sync;
 };
 
 int out_open(struct outfile *o, const char *target);
