@@ -343,3 +343,48 @@ def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
     assert "dead function body" in dropped
     relocs = run(["readelf", "-rW", out]).stdout
     assert ".rel__mcount_loc" in relocs and "R_386_32" in relocs
+
+
+# Weak, as in the runtime: the driver's first link has no table yet.
+REF_TABLE_C = """\
+extern const unsigned long __start___mcount_loc[] __attribute__((weak));
+extern const unsigned long __stop___mcount_loc[] __attribute__((weak));
+unsigned long table_entries(void)
+{
+	return __stop___mcount_loc - __start___mcount_loc;
+}
+"""
+
+
+@pytest.mark.parametrize("ld", LDS)
+def test_per_object_tables_keep_collected_code_alive(linkpass, tmp_path, ld):
+    """With --gc-sections the per-object tables are the difference: the
+    whole-image table has no entry for a collected function, because the
+    function is gone; per-object entries reference it, so a program that
+    uses its table (as the runtime does) keeps the function alive, and
+    its entry with it.  check passes on both: the entry is a real site."""
+    require_compiler_ld("gcc", ld)
+    objs = build_objects(tmp_path, "gcc", ["-ffunction-sections"])
+    objs.append(compile_src(tmp_path, "ref.c", REF_TABLE_C, "gcc",
+                            ["-O2", "-fno-pie"]))
+    # -u makes table_entries a root of the collection, like a runtime
+    link = ["gcc", f"-fuse-ld={ld}", "-no-pie", "-Wl,--gc-sections",
+            "-Wl,-u,table_entries"]
+    if ld == "lld":
+        # lld 14 collects sections that only weak __start_/__stop_
+        # references name; the per-object tables would vanish whole
+        link.append("-Wl,-z,nostart-stop-gc")
+    whole = tmp_path / "whole"
+    link_driver(whole, [*link, *objs], "--keep-relocs",
+                linkpass=linkpass.path)
+    assert "unused_fn" not in names(linkpass, whole)
+
+    linkpass.run("obj", *objs[:2])
+    per = tmp_path / "per"
+    run([*link, "-Wl,-q", *objs, "-o", per])
+    assert "unused_fn" in names(linkpass, per)
+    assert "unused_fn" in {s["name"] for s in symbols(per)}
+    rc, chk = linkpass.check(per, "--allow-unsorted")
+    assert rc == 1 and "dead function body" in chk.stdout
+    assert set(names(linkpass, per)) - set(names(linkpass, whole)) == \
+        {"unused_fn", "<none>"}
