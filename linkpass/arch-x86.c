@@ -18,6 +18,7 @@
 #define MODRM_CALL_RIP	0x15	/* ff /2 with RIP-relative disp32 */
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };
 
 static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
@@ -27,6 +28,17 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	if (off < 1 || off + 4 > size)
 		return CALL_NONE;
 	switch (type) {
+	case R_X86_64_NONE:
+		/*
+		 * objtool --mcount rewrites "call __fentry__" into a 5-byte
+		 * NOP and keeps the relocation as R_X86_64_NONE, so images
+		 * built that way can be checked too.
+		 */
+		if (!memcmp(code + off - 1, nop5, sizeof(nop5))) {
+			*start = off - 1;
+			return CALL_NOPPED;
+		}
+		return CALL_NONE;
 	case R_X86_64_PLT32:
 		/* a direct call: the linker never relaxes these */
 		break;
@@ -72,6 +84,7 @@ static unsigned int x86_call_len(enum call_form f)
 {
 	switch (f) {
 	case CALL_REL32:
+	case CALL_NOPPED:
 		return 5;
 	case CALL_ADDR32:
 	case CALL_GOT:

@@ -18,6 +18,8 @@ enum call_form {
 	CALL_REL32,	/* e8 rel32: 5 bytes */
 	CALL_ADDR32,	/* 67 e8 rel32: GOT call relaxed by the linker, 6 bytes */
 	CALL_GOT,	/* ff 15 disp32: call through the GOT, 6 bytes */
+	CALL_NOPPED,	/* a call a per-object tool already made a 5-byte
+			 * NOP, leaving an R_*_NONE relocation (objtool) */
 };
 
 struct arch {

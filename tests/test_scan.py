@@ -388,3 +388,54 @@ def test_per_object_tables_keep_collected_code_alive(linkpass, tmp_path, ld):
     assert rc == 1 and "dead function body" in chk.stdout
     assert set(names(linkpass, per)) - set(names(linkpass, whole)) == \
         {"unused_fn", "<none>"}
+
+
+# objtool --mcount turns each "call __fentry__" into a 5-byte NOP and keeps
+# an R_X86_64_NONE relocation against __fentry__ one byte in: such images
+# (every clang-built x86 kernel) still have their sites found.
+OBJTOOL_STYLE_S = """\
+	.text
+	.globl	nopped_fn, called_fn, _start
+	.type	nopped_fn, @function
+nopped_fn:
+	.reloc	. + 1, R_X86_64_NONE, __fentry__ - 4
+	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00
+	ret
+	.size	nopped_fn, . - nopped_fn
+	.p2align 4
+	.type	not_a_site, @function
+not_a_site:
+	.reloc	. + 1, R_X86_64_NONE, __fentry__ - 4
+	.byte	0x66, 0x90, 0x66, 0x90, 0x90
+	ret
+	.size	not_a_site, . - not_a_site
+	.p2align 4
+	.type	called_fn, @function
+called_fn:
+	call	__fentry__
+	ret
+	.size	called_fn, . - called_fn
+	.p2align 4
+	.type	_start, @function
+_start:
+	call	nopped_fn
+	call	called_fn
+	jmp	_start
+	.size	_start, . - _start
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
+@pytest.mark.parametrize("ld", ("ld.bfd", "ld.lld"))
+def test_objtool_nopped_sites_are_sites(linkpass, tmp_path, ld):
+    from conftest import require_tools
+    require_tools(ld)
+    objs = [assemble(tmp_path, "n.S", OBJTOOL_STYLE_S),
+            assemble(tmp_path, "stubs.S", STUBS_S)]
+    out = tmp_path / "img"
+    link_driver(out, [ld, *objs], "--keep-relocs", linkpass=linkpass.path)
+    assert names(linkpass, out) == ["called_fn", "nopped_fn"]
+    assert linkpass.check(out)[0] == 0
+    dropped = linkpass.run("sites", "--dropped", out).stdout
+    assert re.search(r"^dropped 0x[0-9a-f]+ not_a_site\+0x1 \.text: not a "
+                     r"call", dropped, re.M), dropped
