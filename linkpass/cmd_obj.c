@@ -90,7 +90,7 @@ static int copy_file(int from, int to, const char *path)
 	ssize_t n;
 
 	if (lseek(from, 0, SEEK_SET) < 0)
-		return lp_error(path, NULL, "seek: %s", strerror(errno));
+		return lp_error(path, "copy", "seek: %s", strerror(errno));
 	while ((n = read(from, buf, sizeof(buf))) > 0) {
 		char *p = buf;
 
@@ -98,13 +98,13 @@ static int copy_file(int from, int to, const char *path)
 			ssize_t w = write(to, p, (size_t)n);
 
 			if (w < 0)
-				return lp_error(path, NULL, "write: %s",
+				return lp_error(path, "copy", "write: %s",
 						strerror(errno));
 			p += w;
 			n -= w;
 		}
 	}
-	return n < 0 ? lp_error(path, NULL, "read: %s", strerror(errno)) : 0;
+	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
 }
 
 static Elf_Scn *new_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
@@ -115,7 +115,7 @@ static Elf_Scn *new_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
 	GElf_Shdr sh;
 
 	if (!scn || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &sh)) {
-		lp_elf_error(path, NULL, "cannot add a section");
+		lp_elf_error(path, TABLE_SECTION, "cannot add the section");
 		return NULL;
 	}
 	d->d_buf = buf;
@@ -127,7 +127,7 @@ static Elf_Scn *new_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
 	sh.sh_size = size;
 	sh.sh_addralign = align;
 	if (!gelf_update_shdr(scn, &sh)) {
-		lp_elf_error(path, NULL, "cannot update a section header");
+		lp_elf_error(path, TABLE_SECTION, "cannot update the section header");
 		return NULL;
 	}
 	return scn;
@@ -205,7 +205,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 
 	e = elf_begin(of->fd, ELF_C_RDWR, NULL);
 	if (!e) {
-		lp_elf_error(im->path, NULL, "cannot reopen the copy");
+		lp_elf_error(im->path, "copy", "cannot reopen it");
 		goto out_free;
 	}
 	name_tab = add_name(e, im->path, TABLE_SECTION, &names);
@@ -238,7 +238,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 			 arch->addr_size))
 		goto out_end;
 	if (elf_update(e, ELF_C_WRITE) < 0) {
-		lp_elf_error(im->path, NULL, "cannot write the object");
+		lp_elf_error(im->path, TABLE_SECTION, "cannot write the object");
 		goto out_end;
 	}
 	ret = 0;
@@ -249,6 +249,30 @@ out_free:
 	free(table);
 	free(relocs);
 	return ret;
+}
+
+/*
+ * libelf lays the rewritten object out again, padding each section to
+ * its alignment: a corrupt sh_addralign of 2^36 would have it write
+ * 64 GiB of zeros.  Alignments must be powers of two (the ELF rule) and
+ * at most MAX_REWRITE_ALIGN, far above what compilers emit (the
+ * kernel's largest is 2 MiB).
+ */
+#define MAX_REWRITE_ALIGN (16u << 20)
+
+static int check_alignments(const struct image *im)
+{
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		uint64_t a = im->secs[i].sh.sh_addralign;
+
+		if ((a & (a - 1)) || a > MAX_REWRITE_ALIGN)
+			return lp_error(im->path, im->secs[i].name,
+					"sh_addralign 0x%llx is not a power of two up to 0x%x, so the object cannot be rewritten",
+					(unsigned long long)a, MAX_REWRITE_ALIGN);
+	}
+	return 0;
 }
 
 static int process(struct options *o, const char *path)
@@ -269,8 +293,10 @@ static int process(struct options *o, const char *path)
 		ret = 0;
 		goto out_close;
 	}
+	if (check_alignments(&im) < 0)
+		goto out_close;
 	if (!im.symtab) {
-		lp_error(path, NULL, "no symbol table");
+		lp_error(path, ".symtab", "the object has no symbol table");
 		goto out_close;
 	}
 	if (scan_image(&im, &o->scan, &r) < 0)
@@ -283,7 +309,7 @@ static int process(struct options *o, const char *path)
 		goto out_free_scan;
 	}
 	if (fstat(im.fd, &st) < 0) {
-		lp_error(path, NULL, "stat: %s", strerror(errno));
+		lp_error(path, "stat", "%s", strerror(errno));
 		goto out_free_scan;
 	}
 	if (out_open(&of, path) < 0)

@@ -183,22 +183,22 @@ static int add_section(Elf *e, const char *path, GElf_Shdr *tmpl, void *buf,
 	GElf_Shdr sh;
 
 	if (!scn)
-		return lp_elf_error(path, NULL, "elf_newscn");
+		return lp_elf_error(path, "new section", "elf_newscn");
 	data = elf_newdata(scn);
 	if (!data)
-		return lp_elf_error(path, NULL, "elf_newdata");
+		return lp_elf_error(path, "new section", "elf_newdata");
 	data->d_buf = buf;
 	data->d_size = size;
 	data->d_type = ELF_T_BYTE;
 	data->d_align = align;
 	data->d_version = EV_CURRENT;
 	if (!gelf_getshdr(scn, &sh))
-		return lp_elf_error(path, NULL, "gelf_getshdr");
+		return lp_elf_error(path, "new section", "gelf_getshdr");
 	tmpl->sh_size = size;
 	tmpl->sh_addralign = align;
 	sh = *tmpl;
 	if (!gelf_update_shdr(scn, &sh))
-		return lp_elf_error(path, NULL, "gelf_update_shdr");
+		return lp_elf_error(path, "new section", "gelf_update_shdr");
 	return 0;
 }
 
@@ -218,11 +218,11 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		goto out_free_data;
 	e = elf_begin(of.fd, ELF_C_WRITE, NULL);
 	if (!e) {
-		lp_elf_error(out, NULL, "elf_begin");
+		lp_elf_error(out, "ELF header", "elf_begin");
 		goto out_abort;
 	}
 	if (!gelf_newehdr(e, arch->elfclass) || !gelf_getehdr(e, &eh)) {
-		lp_elf_error(out, NULL, "cannot create the ELF header");
+		lp_elf_error(out, "ELF header", "cannot create");
 		goto out_end;
 	}
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
@@ -233,7 +233,7 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	eh.e_version = EV_CURRENT;
 	eh.e_shstrndx = SEC_SHSTRTAB;
 	if (!gelf_update_ehdr(e, &eh)) {
-		lp_elf_error(out, NULL, "cannot write the ELF header");
+		lp_elf_error(out, "ELF header", "cannot write");
 		goto out_end;
 	}
 
@@ -284,7 +284,7 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		goto out_end;
 
 	if (elf_update(e, ELF_C_WRITE) < 0) {
-		lp_elf_error(out, NULL, "cannot write the object");
+		lp_elf_error(out, "write", "cannot write the object");
 		goto out_end;
 	}
 	ret = 0;
@@ -313,7 +313,7 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 		return -1;
 	f = fdopen(dup(of.fd), "w");
 	if (!f) {
-		lp_error(out, NULL, "fdopen: %s", strerror(errno));
+		lp_error(out, "write", "fdopen: %s", strerror(errno));
 		out_abort(&of);
 		return -1;
 	}
@@ -332,7 +332,7 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 	}
 	fprintf(f, "\t.section .note.GNU-stack,\"\",@progbits\n");
 	if (fflush(f) || ferror(f))
-		ret = lp_error(out, NULL, "write: %s", strerror(errno));
+		ret = lp_error(out, "write", "%s", strerror(errno));
 	fclose(f);
 	if (ret)
 		out_abort(&of);

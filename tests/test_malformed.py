@@ -156,3 +156,18 @@ def test_regression_input(path, tmp_path):
         else:
             assert proc.stderr == "", harness.describe(proc)
         assert not list(tmp_path.glob("*.tmp*"))
+
+
+@pytest.mark.parametrize("path", [p for p in _regression_inputs()
+                                  if p.name.startswith("obj-")],
+                         ids=lambda p: p.name)
+def test_regression_input_obj(path, tmp_path):
+    """Objects that once broke linkpass obj (found by fuzz/fuzz_obj.c):
+    one error line, the object untouched, no temp file, never a hang."""
+    work = tmp_path / "in.o"
+    work.write_bytes(path.read_bytes())
+    proc = harness.run_linkpass(["obj", work])
+    assert proc.returncode == 2, harness.describe(proc)
+    assert not harness.check_error_run(proc, work), harness.describe(proc)
+    assert work.read_bytes() == path.read_bytes()
+    assert not list(tmp_path.glob("*.tmp*"))
