@@ -14,8 +14,7 @@
  *     what it wrote opens as a relocatable object.
  * A breach calls abort(), which libFuzzer reports like a crash.
  *
- * Harness (b), the per-object mode (linkpass obj), is not written yet:
- * see docs/hardening.md.
+ * Harness (b), the per-object mode (linkpass obj), is fuzz/fuzz_obj.c.
  */
 #include <dirent.h>
 #include <fcntl.h>

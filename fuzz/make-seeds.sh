@@ -7,7 +7,8 @@
 #     includes the valid images it starts from (x86_64 PIE with a table,
 #     with -g, without -q, stripped, compressed debug sections);
 #   - a non-PIE image and an i386 image (Rel relocations, 4-byte
-#     entries), each with its table linked in, when the toolchain can.
+#     entries), each with its table linked in, when the toolchain can,
+#     and their objects before and after linkpass obj.
 set -euo pipefail
 
 out=${1:?usage: make-seeds.sh OUTDIR}
@@ -58,7 +59,13 @@ build() {
 		-o "$out/$name-pass1" &&
 	"$linkpass" scan "$out/$name-pass1" -o "$work/$name-t.o" &&
 	"$@" "$work/$name-s.o" "$work/$name-w.o" "$work/$name-stub.o" \
-		"$work/$name-t.o" -o "$out/$name-table"
+		"$work/$name-t.o" -o "$out/$name-table" &&
+	# objects for the per-object harness: as compiled, and with the
+	# table linkpass obj adds
+	cp -- "$work/$name-s.o" "$out/obj-$name-s.o" &&
+	cp -- "$work/$name-w.o" "$out/obj-$name-w.o" &&
+	"$linkpass" obj "$work/$name-s.o" &&
+	cp -- "$work/$name-s.o" "$out/obj-$name-s-table.o"
 }
 
 build nopie "-pg -mfentry -O2 -fno-pie" -- gcc -no-pie -Wl,-q ||

@@ -25,7 +25,7 @@ ASAN_OBJS := $(patsubst linkpass/%.c,build/asan/%.o,$(LP_SRCS))
 # The fuzz harnesses link everything but main.c.
 FUZZ_LP_OBJS := $(patsubst linkpass/%.c,build/fuzz/lp/%.o,\
 		$(filter-out linkpass/main.c,$(LP_SRCS)))
-FUZZ_HARNESSES := image
+FUZZ_HARNESSES := image obj
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_HARNESSES))
 
 # Tests run against the sanitizer build: each takes the binary from
