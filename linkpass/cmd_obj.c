@@ -107,32 +107,6 @@ static int copy_file(int from, int to, const char *path)
 	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
 }
 
-static Elf_Scn *new_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
-			    void *buf, size_t size, size_t align)
-{
-	Elf_Scn *scn = elf_newscn(e);
-	Elf_Data *d;
-	GElf_Shdr sh;
-
-	if (!scn || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &sh)) {
-		lp_elf_error(path, TABLE_SECTION, "cannot add the section");
-		return NULL;
-	}
-	d->d_buf = buf;
-	d->d_size = size;
-	d->d_type = ELF_T_BYTE;
-	d->d_align = align;
-	d->d_version = EV_CURRENT;
-	sh = *tmpl;
-	sh.sh_size = size;
-	sh.sh_addralign = align;
-	if (!gelf_update_shdr(scn, &sh)) {
-		lp_elf_error(path, TABLE_SECTION, "cannot update the section header");
-		return NULL;
-	}
-	return scn;
-}
-
 /*
  * Append @name to the section name table of @e; returns its offset or
  * -1.  The new buffer is handed back in *@keep for the caller to free
@@ -222,7 +196,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 	 * out of read-only data */
 	sh.sh_flags = SHF_ALLOC | (pic ? SHF_WRITE : 0);
 	sh.sh_entsize = arch->addr_size;
-	tscn = new_section(e, im->path, &sh, table, r->nkept * arch->addr_size,
+	tscn = table_add_section(e, im->path, &sh, table, r->nkept * arch->addr_size,
 			   arch->addr_size);
 	if (!tscn)
 		goto out_end;
@@ -234,7 +208,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 	sh.sh_link = (uint32_t)symidx;
 	sh.sh_info = (uint32_t)elf_ndxscn(tscn);
 	sh.sh_entsize = relsize;
-	if (!new_section(e, im->path, &sh, relocs, r->nkept * relsize,
+	if (!table_add_section(e, im->path, &sh, relocs, r->nkept * relsize,
 			 arch->addr_size))
 		goto out_end;
 	if (elf_update(e, ELF_C_WRITE) < 0) {

@@ -25,14 +25,6 @@
 #define IMAGE_ELF_CMD ELF_C_READ_MMAP
 #endif
 
-const char *image_place(char *buf, size_t len, const struct section *s,
-			uint64_t off)
-{
-	snprintf(buf, len, "%s+0x%llx", s ? s->name : "?",
-		 (unsigned long long)off);
-	return buf;
-}
-
 /*
  * The identification bytes, read before libelf sees the file: libelf
  * reports an empty, short or unknown-class file only as "not ELF", and

@@ -89,8 +89,4 @@ int image_relocs(struct image *im, struct section *rsec, struct relocs *r);
 /* True when relocation section @s applies statically to code (-q). */
 bool image_is_code_relocs(const struct image *im, const struct section *s);
 
-/* "<section>+0x<off>" into @buf, for error places. */
-const char *image_place(char *buf, size_t len, const struct section *s,
-			uint64_t off);
-
 #endif

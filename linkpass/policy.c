@@ -49,7 +49,6 @@ void policy_set(struct policy *p, const char *csv)
 	free(p->csv);
 	p->csv = copy;
 	p->ninclude = 0;
-	p->replaced = true;
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save))
 		push(&p->include, &p->ninclude, tok);

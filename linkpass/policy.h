@@ -16,7 +16,6 @@ struct policy {
 	size_t ninclude;
 	const char **exclude;	/* globs; a match here always wins */
 	size_t nexclude;
-	bool replaced;		/* include list no longer the default */
 	char *csv;		/* the --sections copy the globs point into */
 };
 

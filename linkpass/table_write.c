@@ -175,31 +175,30 @@ static void out_data_free(struct out_data *d)
 	free(d->shstrtab.p);
 }
 
-static int add_section(Elf *e, const char *path, GElf_Shdr *tmpl, void *buf,
-		       size_t size, size_t align)
+Elf_Scn *table_add_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
+			   void *buf, size_t size, size_t align)
 {
 	Elf_Scn *scn = elf_newscn(e);
-	Elf_Data *data;
+	Elf_Data *d;
 	GElf_Shdr sh;
 
-	if (!scn)
-		return lp_elf_error(path, "new section", "elf_newscn");
-	data = elf_newdata(scn);
-	if (!data)
-		return lp_elf_error(path, "new section", "elf_newdata");
-	data->d_buf = buf;
-	data->d_size = size;
-	data->d_type = ELF_T_BYTE;
-	data->d_align = align;
-	data->d_version = EV_CURRENT;
-	if (!gelf_getshdr(scn, &sh))
-		return lp_elf_error(path, "new section", "gelf_getshdr");
-	tmpl->sh_size = size;
-	tmpl->sh_addralign = align;
+	if (!scn || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &sh)) {
+		lp_elf_error(path, "new section", "cannot add the section");
+		return NULL;
+	}
+	d->d_buf = buf;
+	d->d_size = size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = align;
+	d->d_version = EV_CURRENT;
 	sh = *tmpl;
-	if (!gelf_update_shdr(scn, &sh))
-		return lp_elf_error(path, "new section", "gelf_update_shdr");
-	return 0;
+	sh.sh_size = size;
+	sh.sh_addralign = align;
+	if (!gelf_update_shdr(scn, &sh)) {
+		lp_elf_error(path, "new section", "cannot update the section header");
+		return NULL;
+	}
+	return scn;
 }
 
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
@@ -243,7 +242,7 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	sh.sh_flags = SHF_ALLOC | SHF_GNU_RETAIN |
 		      (table_writable(im) ? SHF_WRITE : 0);
 	sh.sh_entsize = arch->addr_size;
-	if (add_section(e, out, &sh, d.table, d.table_size, arch->addr_size))
+	if (!table_add_section(e, out, &sh, d.table, d.table_size, arch->addr_size))
 		goto out_end;
 
 	memset(&sh, 0, sizeof(sh));
@@ -253,7 +252,7 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	sh.sh_link = SEC_SYMTAB;
 	sh.sh_info = SEC_TABLE;
 	sh.sh_entsize = d.relsize;
-	if (add_section(e, out, &sh, d.relocs, d.relocs_size, arch->addr_size))
+	if (!table_add_section(e, out, &sh, d.relocs, d.relocs_size, arch->addr_size))
 		goto out_end;
 
 	memset(&sh, 0, sizeof(sh));
@@ -262,25 +261,25 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	sh.sh_link = SEC_STRTAB;
 	sh.sh_info = FIRST_ANCHOR_SYM;	/* first non-local symbol */
 	sh.sh_entsize = d.symsize;
-	if (add_section(e, out, &sh, d.syms, d.syms_size, arch->addr_size))
+	if (!table_add_section(e, out, &sh, d.syms, d.syms_size, arch->addr_size))
 		goto out_end;
 
 	memset(&sh, 0, sizeof(sh));
 	sh.sh_name = d.name[SEC_STRTAB];
 	sh.sh_type = SHT_STRTAB;
-	if (add_section(e, out, &sh, d.strtab.p, d.strtab.len, 1))
+	if (!table_add_section(e, out, &sh, d.strtab.p, d.strtab.len, 1))
 		goto out_end;
 
 	memset(&sh, 0, sizeof(sh));
 	sh.sh_name = d.name[SEC_NOTE];
 	sh.sh_type = SHT_PROGBITS;
-	if (add_section(e, out, &sh, NULL, 0, 1))
+	if (!table_add_section(e, out, &sh, NULL, 0, 1))
 		goto out_end;
 
 	memset(&sh, 0, sizeof(sh));
 	sh.sh_name = d.name[SEC_SHSTRTAB];
 	sh.sh_type = SHT_STRTAB;
-	if (add_section(e, out, &sh, d.shstrtab.p, d.shstrtab.len, 1))
+	if (!table_add_section(e, out, &sh, d.shstrtab.p, d.shstrtab.len, 1))
 		goto out_end;
 
 	if (elf_update(e, ELF_C_WRITE) < 0) {
