@@ -157,6 +157,22 @@ static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
 	return n;
 }
 
+/* e8 rel32, or the relaxed GOT call 67 e8 rel32. */
+static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
+				    uint64_t addr, uint64_t *target)
+{
+	unsigned int n = 0;
+	int32_t rel;
+
+	if (avail >= 1 && p[0] == OP_ADDR32)
+		n = 1;
+	if (avail < n + 5 || p[n] != OP_CALL)
+		return 0;
+	memcpy(&rel, p + n + 1, sizeof(rel));
+	*target = addr + n + 5 + (uint64_t)(int64_t)rel;
+	return n + 5;
+}
+
 static const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -170,6 +186,7 @@ static const struct arch arch_x86_64 = {
 	.call_len = x86_call_len,
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = x86_padding_len,
+	.direct_call = x86_direct_call,
 };
 
 static const struct arch arch_i386 = {
@@ -185,6 +202,7 @@ static const struct arch arch_i386 = {
 	.call_len = x86_call_len,
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = i386_padding_len,
+	.direct_call = x86_direct_call,
 };
 
 static const struct arch *const arches[] = { &arch_x86_64, &arch_i386 };

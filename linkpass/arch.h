@@ -49,6 +49,14 @@ struct arch {
 	unsigned int (*entry_prefix)(const uint8_t *p, uint64_t avail);
 	/* Length of one padding instruction (nop forms, int3) at @p, or 0. */
 	unsigned int (*padding_len)(const uint8_t *p, uint64_t avail);
+	/*
+	 * A direct call instruction at @p (loaded at @addr, @avail bytes
+	 * readable): its length, and its destination in *@target; 0 when
+	 * @p holds no direct call.  For the byte-level audit, which has no
+	 * relocations to go by.
+	 */
+	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
+				    uint64_t addr, uint64_t *target);
 };
 
 /* The architecture table entry for an ELF machine/class, or NULL. */

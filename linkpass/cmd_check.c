@@ -3,20 +3,19 @@
  * linkpass check: is the table linked into an image exactly the set of
  * call sites the image's own relocations give, sorted, without
  * duplicates?  This is both the stability test of the relink loop and
- * an audit for tables made by per-object tools.
+ * an audit for tables made by per-object tools.  --byte-audit derives
+ * the sites from function entries instead, for images without
+ * relocations; a relocatable object (a .ko) goes to check_obj.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "audit.h"
+#include "check.h"
 #include "describe.h"
 #include "table_read.h"
 #include "util.h"
-
-struct findings {
-	size_t missing, stale, dups, unordered;
-};
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -26,12 +25,12 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Print one finding unless the category already printed its limit. */
-static bool listing(const struct options *o, size_t count)
+bool check_listing(const struct options *o, size_t count)
 {
 	return o->max_list <= 0 || count <= (size_t)o->max_list;
 }
 
-static void more(const struct options *o, const char *what, size_t count)
+void check_more(const struct options *o, const char *what, size_t count)
 {
 	if (o->max_list > 0 && count > (size_t)o->max_list)
 		printf("%s: ... and %zu more (--max-list=0 lists all)\n", what,
@@ -44,14 +43,14 @@ static void order_faults(const struct options *o, const struct table *t,
 	size_t i;
 
 	for (i = 1; i < t->n; i++) {
-		if (t->v[i] >= t->v[i - 1])
+		if (t->v[i] >= t->v[i - 1] || !t->v[i])
 			continue;
-		if (listing(o, ++fd->unordered))
+		if (check_listing(o, ++fd->unordered))
 			printf("unordered 0x%016llx (entry %zu) after 0x%016llx (entry %zu)\n",
 			       (unsigned long long)t->v[i], i,
 			       (unsigned long long)t->v[i - 1], i - 1);
 	}
-	more(o, "unordered", fd->unordered);
+	check_more(o, "unordered", fd->unordered);
 }
 
 static void compare(const struct options *o, struct image *im,
@@ -65,13 +64,13 @@ static void compare(const struct options *o, struct image *im,
 	for (i = 1; i < n; i++) {
 		if (sorted[i] != sorted[i - 1])
 			continue;
-		if (listing(o, ++fd->dups))
+		if (check_listing(o, ++fd->dups))
 			printf("duplicate 0x%016llx %s\n",
 			       (unsigned long long)sorted[i],
 			       describe_addr(im, &r->funcs, sorted[i], where,
 					     sizeof(where)));
 	}
-	more(o, "duplicate", fd->dups);
+	check_more(o, "duplicate", fd->dups);
 
 	/* merge the sorted table with the sorted sites */
 	i = 0;
@@ -86,7 +85,7 @@ static void compare(const struct options *o, struct image *im,
 		if (i < n && (j >= r->nkept || tv < sv)) {
 			const struct site *d = scan_find_dropped(r, tv);
 
-			if (listing(o, ++fd->stale))
+			if (check_listing(o, ++fd->stale))
 				printf("stale 0x%016llx %s: bytes %s%s%s\n",
 				       (unsigned long long)tv,
 				       describe_addr(im, &r->funcs, tv, where,
@@ -97,7 +96,7 @@ static void compare(const struct options *o, struct image *im,
 				       d ? verdict_name[d->verdict] : "");
 			i++;
 		} else if (j < r->nkept && (i >= n || sv < tv)) {
-			if (listing(o, ++fd->missing))
+			if (check_listing(o, ++fd->missing))
 				printf("missing 0x%016llx %s\n",
 				       (unsigned long long)sv,
 				       describe_addr(im, &r->funcs, sv, where,
@@ -108,51 +107,109 @@ static void compare(const struct options *o, struct image *im,
 			j++;
 		}
 	}
-	more(o, "stale", fd->stale);
-	more(o, "missing", fd->missing);
+	check_more(o, "stale", fd->stale);
+	check_more(o, "missing", fd->missing);
+}
+
+/*
+ * Take the zero entries out of @v (a post-link tool zeroed them; ftrace
+ * skips them at boot) and count them: they are reported apart from
+ * stale entries, which still name an address.
+ */
+static size_t drop_zeroed(uint64_t *v, size_t n, struct findings *fd)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i])
+			v[k++] = v[i];
+	fd->zeroed = n - k;
+	return k;
+}
+
+int check_verdict(const struct options *o, bool found, size_t n,
+		  size_t nsites, const char *how, const struct findings *fd)
+{
+	bool ok = found && !fd->missing && !fd->stale && !fd->dups &&
+		  (!fd->unordered || o->allow_unsorted) &&
+		  (!fd->zeroed || o->allow_zeroed);
+	char zeroed[64] = "";
+
+	if (fd->zeroed)
+		snprintf(zeroed, sizeof(zeroed), "; %zu zeroed", fd->zeroed);
+	if (ok)
+		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s%s\n",
+		       o->image, n - fd->zeroed, how, nsites,
+		       fd->unordered ? " (unsorted)" : "",
+		       fd->zeroed ? " (zeroed entries allowed)" : "");
+	else
+		printf("check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order%s\n",
+		       o->image, found ? how : "absent", n, nsites,
+		       fd->missing, fd->stale, fd->dups, fd->unordered, zeroed);
+	return ok ? EXIT_OK : EXIT_DIFF;
+}
+
+/* The sites to compare with: from relocations, or from function entries. */
+static int find_sites(struct options *o, struct image *im,
+		      struct scan_result *r)
+{
+	if (!o->byte_audit)
+		return scan_image(im, &o->scan, r);
+	printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n",
+	       o->image, o->scan.mcount_syms[0]);
+	return audit_sites(im, &o->scan, r);
+}
+
+static int check_linked(struct options *o, struct image *im,
+			struct findings *fd)
+{
+	struct scan_result r;
+	struct table t;
+	uint64_t *sorted = NULL;
+	int ret = EXIT_ERROR;
+	size_t n;
+
+	if (find_sites(o, im, &r) < 0)
+		return EXIT_ERROR;
+	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
+		goto out_free_scan;
+	if (!t.found)
+		printf("check: %s: no ftrace table (no %s/%s or %s/%s symbols, no %s section)\n",
+		       o->image, MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP,
+		       MCOUNT_LINKER_START, MCOUNT_LINKER_STOP, MCOUNT_SECTION);
+	order_faults(o, &t, fd);
+	sorted = xmalloc((t.n ? t.n : 1) * sizeof(*sorted));
+	if (t.n)
+		memcpy(sorted, t.v, t.n * sizeof(*sorted));
+	n = drop_zeroed(sorted, t.n, fd);
+	if (fd->zeroed)
+		printf("zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n",
+		       fd->zeroed, o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	compare(o, im, &r, sorted, n, fd);
+	ret = check_verdict(o, t.found, t.n, r.nkept, t.how, fd);
+	free(sorted);
+	table_free(&t);
+out_free_scan:
+	scan_result_free(&r);
+	return ret;
 }
 
 int cmd_check(struct options *o)
 {
 	struct findings fd = { 0 };
-	struct scan_result r;
-	struct table t;
 	struct image im;
-	uint64_t *sorted = NULL;
 	int ret = EXIT_ERROR;
-	bool ok;
 
-	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
+	if (image_open(&im, o->image, IMAGE_ANY) < 0)
 		goto out_close;
-	if (scan_image(&im, &o->scan, &r) < 0)
-		goto out_close;
-	if (table_read(&im, o->start_sym, o->stop_sym, &t) < 0)
-		goto out_free_scan;
-	if (!t.found)
-		printf("check: %s: no ftrace table (no __start_mcount_loc/__stop_mcount_loc or __start___mcount_loc/__stop___mcount_loc symbols, no __mcount_loc section)\n",
-		       o->image);
-	order_faults(o, &t, &fd);
-	sorted = xmalloc((t.n ? t.n : 1) * sizeof(*sorted));
-	if (t.n)
-		memcpy(sorted, t.v, t.n * sizeof(*sorted));
-	qsort(sorted, t.n, sizeof(*sorted), cmp_u64);
-	compare(o, &im, &r, sorted, t.n, &fd);
-
-	ok = t.found && !fd.missing && !fd.stale && !fd.dups &&
-	     (!fd.unordered || o->allow_unsorted);
-	if (ok)
-		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s\n",
-		       o->image, t.n, t.how, r.nkept,
-		       fd.unordered ? " (unsorted)" : "");
+	if (im.ehdr.e_type != ET_REL)
+		ret = check_linked(o, &im, &fd);
+	else if (o->byte_audit)
+		lp_error(o->image, "ELF header",
+			 "--byte-audit is for linked images; a relocatable object keeps all its relocations");
 	else
-		printf("check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order\n",
-		       o->image, t.found ? t.how : "absent", t.n, r.nkept,
-		       fd.missing, fd.stale, fd.dups, fd.unordered);
-	ret = ok ? EXIT_OK : EXIT_DIFF;
-	free(sorted);
-	table_free(&t);
-out_free_scan:
-	scan_result_free(&r);
+		ret = check_object(o, &im, &fd);
 out_close:
 	image_close(&im);
 	return ret;

@@ -19,6 +19,8 @@ struct options {
 	const char *anchor;
 	const char *start_sym, *stop_sym;
 	bool allow_unsorted;	/* check: ordering faults are not errors */
+	bool allow_zeroed;	/* check: zero entries are not errors */
+	bool byte_audit;	/* check: sites from function entries */
 	bool show_dropped;	/* sites: also list dropped references */
 	long max_list;		/* check: lines per category; 0 = all */
 	struct scan_opts scan;

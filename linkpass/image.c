@@ -80,6 +80,11 @@ static int check_header(struct image *im, enum image_kind kind)
 		return lp_error(p, "ELF header",
 				"unsupported machine %u with ELF class %u (supported: x86_64, i386)",
 				im->ehdr.e_machine, cls);
+	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
+	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
+		return lp_error(p, "ELF header",
+				"e_type %u is neither a linked image (ET_EXEC, ET_DYN) nor a relocatable object (ET_REL)",
+				im->ehdr.e_type);
 	if (kind == IMAGE_LINKED && im->ehdr.e_type != ET_EXEC &&
 	    im->ehdr.e_type != ET_DYN)
 		return lp_error(p, "ELF header",

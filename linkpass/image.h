@@ -54,6 +54,7 @@ struct relocs {
 enum image_kind {
 	IMAGE_LINKED,	/* ET_EXEC or ET_DYN: scan, check, dump */
 	IMAGE_OBJECT,	/* ET_REL: per-object mode */
+	IMAGE_ANY,	/* either: check takes both */
 };
 
 struct image {

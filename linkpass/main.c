@@ -19,7 +19,7 @@
 
 static const char usage_text[] =
 "usage: linkpass scan  IMAGE -o TABLE.o [--stats] [--format=elf|asm] [--anchor=SYM|auto] [filter options]\n"
-"       linkpass check IMAGE [--start-sym=S --stop-sym=S] [--allow-unsorted] [--max-list=N] [filter options]\n"
+"       linkpass check IMAGE|FILE.o [--start-sym=S --stop-sym=S] [--allow-unsorted] [--allow-zeroed] [--byte-audit] [--max-list=N] [filter options]\n"
 "       linkpass dump  IMAGE [--start-sym=S --stop-sym=S]\n"
 "       linkpass sites IMAGE [--dropped] [filter options]\n"
 "       linkpass obj   FILE.o... [--stats] [filter options]\n"
@@ -44,6 +44,8 @@ enum {
 	OPT_ALLOW_UNSORTED,
 	OPT_MAX_LIST,
 	OPT_DROPPED,
+	OPT_ALLOW_ZEROED,
+	OPT_BYTE_AUDIT,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +64,8 @@ static const struct option long_opts[] = {
 	{ "allow-unsorted", no_argument, NULL, OPT_ALLOW_UNSORTED },
 	{ "max-list", required_argument, NULL, OPT_MAX_LIST },
 	{ "dropped", no_argument, NULL, OPT_DROPPED },
+	{ "allow-zeroed", no_argument, NULL, OPT_ALLOW_ZEROED },
+	{ "byte-audit", no_argument, NULL, OPT_BYTE_AUDIT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -157,6 +161,12 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_DROPPED:
 			o->show_dropped = true;
+			break;
+		case OPT_ALLOW_ZEROED:
+			o->allow_zeroed = true;
+			break;
+		case OPT_BYTE_AUDIT:
+			o->byte_audit = true;
 			break;
 		default:
 			fputs(usage_text, stderr);

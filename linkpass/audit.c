@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The byte-level audit: sites from function entries, not relocations. */
+#include "audit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Addresses of the defined mcount symbols; -1 when none is defined. */
+static int mcount_targets(struct image *im, const struct scan_opts *o,
+			  uint64_t *t, size_t max, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	for (i = 0; o->mcount_syms[i] && *n < max; i++) {
+		const struct symbol *s = image_find_symbol(im, o->mcount_syms[i]);
+
+		if (s && s->shndx != SHN_UNDEF)
+			t[(*n)++] = s->value;
+	}
+	if (*n)
+		return 0;
+	return lp_error(im->path, ".symtab",
+			"byte-level audit: no mcount symbol (%s...) is defined in the image",
+			o->mcount_syms[0]);
+}
+
+static bool is_target(const uint64_t *t, size_t n, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i] == addr)
+			return true;
+	return false;
+}
+
+static int cmp_site_addr(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The call opening function @fn, if it calls the mcount symbol. */
+static bool entry_call(struct image *im, const struct func *fn,
+		       const uint64_t *t, size_t nt, struct site *s)
+{
+	struct section *sec = &im->secs[fn->shndx];
+	const uint8_t *b = image_section_bytes(im, sec);
+	uint64_t off = fn->start - sec->sh.sh_addr, avail, target;
+	unsigned int pre, len;
+
+	if (!b || fn->start < sec->sh.sh_addr || off >= sec->sh.sh_size)
+		return false;
+	avail = sec->sh.sh_size - off;
+	if (avail > fn->end - fn->start)
+		avail = fn->end - fn->start;
+	pre = im->arch->entry_prefix(b + off, avail);
+	len = im->arch->direct_call(b + off + pre, avail - pre,
+				    fn->start + pre, &target);
+	if (!len || !is_target(t, nt, target))
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->addr = fn->start + pre;
+	s->shndx = fn->shndx;
+	s->form = len == 5 ? CALL_REL32 : CALL_ADDR32;
+	s->verdict = SITE_KEPT;
+	s->entry_style = 1;
+	return true;
+}
+
+int audit_sites(struct image *im, const struct scan_opts *o,
+		struct scan_result *r)
+{
+	uint64_t targets[8];
+	uint8_t *traced;
+	size_t nt, i;
+
+	memset(r, 0, sizeof(*r));
+	if (!im->symtab)
+		return lp_error(im->path, ".symtab",
+				"no symbol table: the byte-level audit needs the function symbols (use the unstripped or debug image)");
+	if (mcount_targets(im, o, targets, 8, &nt) < 0)
+		return -1;
+	funcs_build(im, &r->funcs);
+	traced = xcalloc(im->nsecs, 1);
+	for (i = 0; i < im->nsecs; i++)
+		traced[i] = (im->secs[i].sh.sh_flags & SHF_EXECINSTR) &&
+			    im->secs[i].sh.sh_type == SHT_PROGBITS &&
+			    policy_traced(&o->policy, im->secs[i].name);
+	r->kept = xcalloc(r->funcs.n ? r->funcs.n : 1, sizeof(*r->kept));
+	for (i = 0; i < r->funcs.n; i++) {
+		const struct func *fn = &r->funcs.v[i];
+		struct site s;
+
+		if (!traced[fn->shndx] || fn->end <= fn->start)
+			continue;
+		if (i && r->funcs.v[i - 1].shndx == fn->shndx &&
+		    r->funcs.v[i - 1].start == fn->start)
+			continue;	/* an alias of the function before */
+		r->stats.calls++;
+		if (entry_call(im, fn, targets, nt, &s))
+			r->kept[r->nkept++] = s;
+	}
+	r->stats.verdicts[SITE_KEPT] = r->nkept;
+	/* by address, as check wants them: section order need not be */
+	qsort(r->kept, r->nkept, sizeof(*r->kept), cmp_site_addr);
+	free(traced);
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The byte-level audit: call sites derived without relocations, for
+ * images that kept none (a distribution's debug vmlinux).  A site is
+ * the first instruction of a function of the symbol table, after an
+ * optional endbr64/endbr32, when it is a direct call to the mcount
+ * symbol.  That is the -mfentry rule; it cannot see a call an earlier
+ * tool turned into a NOP, nor an mcount call after a prologue.
+ */
+#ifndef LINKPASS_AUDIT_H
+#define LINKPASS_AUDIT_H
+
+#include "sites.h"
+
+/*
+ * Fill @r as scan_image() would (kept sites sorted by address, the
+ * function index built), from the symbols and bytes of @im alone.
+ * stats.calls counts the functions looked at.
+ */
+int audit_sites(struct image *im, const struct scan_opts *o,
+		struct scan_result *r);
+
+#endif
