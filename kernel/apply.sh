@@ -3,7 +3,8 @@
 #
 # kernel/apply.sh [--undo] TREE
 #
-# Applies kernel/linkpass-6.1.patch to the Linux source tree TREE, or
+# Applies kernel/linkpass-<VERSION>.<PATCHLEVEL>.patch (the version read
+# from TREE's Makefile: 6.1 or 6.12) to the Linux source tree TREE, or
 # removes it with --undo.  Idempotent: applying twice or undoing an
 # unpatched tree is a no-op.  The files the patch touches are first
 # copied in place, so a tree made with "cp -al" from a pristine one never
@@ -17,9 +18,11 @@ if [ "${1:-}" = "--undo" ]; then
 fi
 [ $# -eq 1 ] || { echo "usage: $0 [--undo] TREE" >&2; exit 2; }
 tree=$1
-patchfile=$(cd "$(dirname "$0")" && pwd)/linkpass-6.1.patch
-
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$tree"
+ver=$(sed -n 's/^VERSION = //p' Makefile).$(sed -n 's/^PATCHLEVEL = //p' Makefile)
+patchfile=$here/linkpass-$ver.patch
+[ -e "$patchfile" ] || { echo "apply.sh: $tree: Linux $ver: no $patchfile (have: 6.1, 6.12)" >&2; exit 2; }
 # Break hard links of the files the patch names.
 for f in $(sed -n 's|^+++ b/||p' "$patchfile"); do
 	cp -p "$f" "$f.lp-unshare"
