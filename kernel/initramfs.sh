@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel/initramfs.sh OUT.cpio [FUNCTION]
+# kernel/initramfs.sh OUT.cpio [FUNCTION [MODDIR]]
 #
 # Builds an uncompressed newc initramfs from Debian's busybox-static whose
 # /init exercises dynamic ftrace and prints machine-readable lines on the
@@ -17,6 +17,23 @@
 #   LPK-TRACE LINE         a sample of them
 #   LPK all_lines=N        records with every function traced
 #   LPK all_funcs=N        distinct functions among them
+#
+# With MODDIR (a directory of signed .ko files and a file "order" naming
+# them, one per line, in load order), /init then loads them and prints:
+#
+#   LPK insmod NAME ok|fail          each module, in order
+#   LPK hello=N                      test_module's init printed "Hello, world"
+#   LPK mod_available=N              module lines in available_filter_functions
+#   LPK-MAFF NAME [MODULE]           each of them
+#   LPK mod_trace_lines=N            records with the filter ':mod:binfmt_misc'
+#                                    while binfmt_misc is mounted and used
+#   LPK-MTRACED NAME                 each function those records name
+#   LPK rmmod NAME ok|fail           each module, in reverse order
+#   LPK mod_after_rmmod=N            module lines left afterwards
+#   LPK invalid_after_rmmod=N        __ftrace_invalid_address lines afterwards
+#
+# and last
+#
 #   LPK done
 #
 # then "reboot -f" (QEMU with -no-reboot exits).  FUNCTION defaults to
@@ -26,6 +43,7 @@ set -eu
 
 out=$1
 func=${2:-vfs_read}
+moddir=${3:-}
 busybox=${BUSYBOX:-/bin/busybox}
 
 [ -x "$busybox" ] || { echo "initramfs.sh: $busybox: missing (apt-get install busybox-static)" >&2; exit 2; }
@@ -35,6 +53,10 @@ chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
 cp "$busybox" "$root/bin/busybox"
+if [ -n "$moddir" ]; then
+	mkdir -p "$root/lib/modules/lpk"
+	cp "$moddir"/*.ko "$moddir/order" "$root/lib/modules/lpk/"
+fi
 # As root, give the kernel a /dev/console to open for /init; otherwise
 # /init mounts devtmpfs and opens it itself.
 if [ "$(id -u)" = 0 ]; then
@@ -87,6 +109,40 @@ grep -v '^#' \$T/trace >/tmp/t2
 echo "LPK all_lines=\$(wc -l </tmp/t2)"
 echo "LPK all_funcs=\$(sed -n 's/.*: \([^ ]*\) <-.*/\1/p' /tmp/t2 | sort -u | wc -l)"
 echo nop >\$T/current_tracer
+echo >\$T/set_ftrace_filter
+
+M=/lib/modules/lpk
+if [ -e \$M/order ]; then
+	for m in \$(cat \$M/order); do
+		if insmod \$M/\$m.ko; then echo "LPK insmod \$m ok"; else echo "LPK insmod \$m fail"; fi
+	done
+	echo "LPK hello=\$(dmesg | grep -c 'test_module: Hello, world')"
+	grep ' \[' \$T/available_filter_functions >/tmp/maff
+	echo "LPK mod_available=\$(wc -l </tmp/maff)"
+	sed 's/^/LPK-MAFF /' /tmp/maff
+	# Module code under a module filter: every exec asks binfmt_misc
+	# first (load_misc_binary); mounting it and reading its status runs
+	# more of its functions.
+	echo ':mod:binfmt_misc' >\$T/set_ftrace_filter
+	echo function >\$T/current_tracer
+	echo >\$T/trace
+	echo 1 >\$T/tracing_on
+	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
+	cat /proc/sys/fs/binfmt_misc/status >/dev/null
+	for i in 1 2 3; do wc /proc/version >/dev/null; done
+	echo 0 >\$T/tracing_on
+	grep -v '^#' \$T/trace >/tmp/t3
+	echo "LPK mod_trace_lines=\$(wc -l </tmp/t3)"
+	sed -n 's/.*: \([^ ]*\) <-.*/\1/p' /tmp/t3 | sort -u | sed 's/^/LPK-MTRACED /'
+	echo nop >\$T/current_tracer
+	echo >\$T/set_ftrace_filter
+	umount /proc/sys/fs/binfmt_misc
+	for m in \$(sed '1!G;h;\$!d' \$M/order); do
+		if rmmod \$m; then echo "LPK rmmod \$m ok"; else echo "LPK rmmod \$m fail"; fi
+	done
+	echo "LPK mod_after_rmmod=\$(grep -c ' \[' \$T/available_filter_functions)"
+	echo "LPK invalid_after_rmmod=\$(grep -c __ftrace_invalid_address \$T/available_filter_functions)"
+fi
 echo "LPK done"
 reboot -f
 EOF

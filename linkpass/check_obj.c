@@ -186,6 +186,13 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 
 	if (scan_image(im, &o->scan, &r) < 0)
 		return EXIT_ERROR;
+	if (!sec && !r.nkept) {
+		/* nothing to trace: "linkpass obj" adds no table either */
+		printf("check: %s: ok: no call sites and no %s section\n",
+		       o->image, MCOUNT_SECTION);
+		ret = EXIT_OK;
+		goto out_free_scan;
+	}
 	if (sec && sec->sh.sh_size % w) {
 		lp_error(im->path, sec->name, "size 0x%llx is not a multiple of the entry size %u",
 			 (unsigned long long)sec->sh.sh_size, w);

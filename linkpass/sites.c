@@ -271,7 +271,8 @@ static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
 		*total += r->count;
 		(*n)++;
 	}
-	if (!*n && first_code)
+	/* an object keeps every relocation: none means no call at all */
+	if (!*n && first_code && im->ehdr.e_type != ET_REL)
 		return lp_error(im->path, first_code->name,
 				"no relocations kept for code; link the image with -q (--emit-relocs)");
 	return 0;

@@ -1,12 +1,23 @@
-# Real-kernel sample (issue 5): Linux 6.1 built stock and with the mcount
-# table made at final link by linkpass, both booted in QEMU and compared.
+# Real kernels (issues 5 and 9): Linux built stock and with the mcount
+# tables made at final link by linkpass, booted in QEMU and compared.
 # See kernel/test-kernel.sh for the knobs and docs/kernel.md for results.
-# `make test` runs it too; SKIP_KERNEL=1 leaves it out.
+#
+#   make test-kernel       KERNELS (default "6.12 6.1:gcc"): 6.12 with
+#                          modules for gcc and clang, 6.1 tinyconfig for
+#                          gcc; `make test` runs it (SKIP_KERNEL=1 leaves
+#                          it out)
+#   make test-kernel-all   every version with both toolchains
+#                          ("6.12 6.1"; about 15 minutes more)
 
-.PHONY: test-kernel
+KERNELS ?= 6.12 6.1:gcc
+
+.PHONY: test-kernel test-kernel-all
 
 test-kernel: linkpass/linkpass
-	kernel/test-kernel.sh
+	KERNELS="$(KERNELS)" kernel/test-kernel.sh
+
+test-kernel-all: linkpass/linkpass
+	KERNELS="6.12 6.1" kernel/test-kernel.sh
 
 ifneq ($(SKIP_KERNEL),1)
 test: test-kernel

@@ -49,6 +49,25 @@ def test_obj_table_checks_exact(tmp_path, linkpass, cc):
     assert m and m.group(1) == m.group(2) and int(m.group(1)) >= 4, proc.stdout
 
 
+def test_object_without_sites_needs_no_table(tmp_path, linkpass):
+    """A module whose only function is its notrace init (test_module.ko
+    of Linux 6.12) has no call site: no table is right, and check says
+    so; a call site without a table is not."""
+    obj = compile_src(tmp_path, "init.c",
+                      "__attribute__((no_instrument_function)) int f(int x) { return x; }\n",
+                      flags=["-pg", "-mfentry", "-O2"])
+    linkpass.run("obj", obj)
+    rc, proc = linkpass.check(obj)
+    assert rc == 0
+    assert proc.stdout == f"check: {obj}: ok: no call sites and no __mcount_loc section\n"
+    obj2 = compile_src(tmp_path, "t.c", "int g(int x) { return x; }\n",
+                       flags=["-pg", "-mfentry", "-O2"])
+    rc, proc = linkpass.check(obj2)
+    assert rc == 1
+    assert summary(proc) == (f"check: {obj2}: table absent: 0 entries, 1 call sites: "
+                             "1 missing, 0 stale, 0 duplicate, 0 out of order")
+
+
 def test_gcc_record_mcount_object_checks(tmp_path, linkpass):
     """gcc's own per-object table reads back through its relocations."""
     obj = compile_src(tmp_path, "main.c", PROG,

@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154,SC2046
+# (SC2034/SC2154: the three test-kernel files share their globals;
+# SC2046: margs_of and goals_of return word lists on purpose.)
+#
+# kernel/lib.sh: the steps of `make test-kernel`, sourced by
+# kernel/test-kernel.sh: packages, source trees, configure, build,
+# module staging, timing helpers.  Each function does one step; the
+# assertions live in kernel/checks.sh.
+#
+# Globals the caller sets: here (this directory), repo, cache, jobs.
+
+say() { printf 'test-kernel: %s\n' "$*"; }
+die() { printf 'test-kernel: error: %s\n' "$*" >&2; exit 2; }
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (b - a) * 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+# median of the numbers given as arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# vmlinux links (kallsyms links and the final one) in a build log.
+nlinks() { grep -cE '^  LD +(\.tmp_vmlinux[^ ]*|vmlinux)$' "$1" || true; }
+# linkpass scans of vmlinux in a build log.
+nscans() { grep -cE '^  MCOUNT ' "$1" || true; }
+# The value of "LPK NAME=value" in a boot log.
+val() { sed -n "s/^LPK $2=//p" "$1" | head -n 1; }
+
+# Kernel version facts: the tarball, and the config profile it is
+# tested with (kernel/config.sh).
+tarball_of() { echo "/usr/src/linux-source-$1.tar.xz"; }
+profile_of() {
+	case $1 in
+	6.1) echo tiny ;;
+	*) echo distro ;;
+	esac
+}
+# Does stock V zero dead mcount entries after the link (nm -S +
+# sorttable -s, Linux 6.15, backported to 6.12.y and 6.6.y)?
+has_zeroing() { grep -q 'sorttable -s' "$cache/src/linux-source-$1/scripts/link-vmlinux.sh"; }
+
+# The make arguments of a toolchain.  Both kinds of build also keep
+# vmlinux's relocations, which 6.12's x86 Makefile.postlink strips after
+# the link (RSTRIP), so that linkpass check can still read the call
+# sites of stock's and ours afterwards; bzImage is made from a stripped
+# copy either way, so what boots is unchanged.
+margs_of() {
+	[ "$1" = clang ] && echo LLVM=1
+	echo 'cmd_strip_relocs=:'
+}
+# The nm a toolchain's build uses.
+nm_of() { if [ "$1" = clang ]; then echo llvm-nm; else echo nm; fi; }
+
+# Install the Debian packages missing for VERSIONS and TOOLCHAINS.
+install_packages() {
+	local versions=$1 toolchains=$2 v
+	local -a need=()
+	want() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
+	want qemu-system-x86_64 qemu-system-x86
+	want cpio cpio
+	want bc bc
+	want flex flex
+	want bison bison
+	want timeout coreutils
+	want xz xz-utils
+	want make make
+	want gcc gcc
+	want openssl openssl
+	for v in $versions; do
+		[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
+	done
+	[ -x /bin/busybox ] || need+=(busybox-static)
+	[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
+	[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+	case " $toolchains " in
+	*" clang "*)
+		want clang clang
+		want ld.lld lld
+		want llvm-ar llvm
+		want llvm-objcopy llvm
+		;;
+	esac
+	[ ${#need[@]} -gt 0 ] || return 0
+	say "installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -q "${need[@]}" >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null && apt-get install -y -q "${need[@]}" >/dev/null; } ||
+		die "apt-get install ${need[*]} failed"
+}
+
+# unpack_trees V: src/linux-source-V (pristine) and src/linux-linkpass-V
+# (a hard-link copy with the patch; apply.sh unshares the files it
+# changes).  The patched tree is remade when the patch changes.
+unpack_trees() {
+	local v=$1 stock lp sum
+	stock=$cache/src/linux-source-$v
+	lp=$cache/src/linux-linkpass-$v
+	if [ ! -e "$stock/.lpk-unpacked" ]; then
+		say "unpacking $(tarball_of "$v") into $cache/src"
+		rm -rf "$stock"
+		mkdir -p "$cache/src"
+		tar -C "$cache/src" -xf "$(tarball_of "$v")"
+		touch "$stock/.lpk-unpacked"
+	fi
+	sum=$(sha1sum "$here/linkpass-$v.patch" | cut -d' ' -f1)
+	if [ "$(cat "$lp/.lpk-patch" 2>/dev/null)" != "$sum" ]; then
+		rm -rf "$lp"
+		cp -al "$stock" "$lp"
+		rm -f "$lp/.lpk-unpacked"
+		"$here/apply.sh" "$lp"
+		echo "$sum" >"$lp/.lpk-patch"
+	fi
+}
+
+src_of() {
+	if [ "$3" = lp ]; then
+		echo "$cache/src/linux-linkpass-$1"
+	else
+		echo "$cache/src/linux-source-$1"
+	fi
+}
+bdir_of() { echo "$cache/build/$1-$2-$3"; }
+
+# configure V TC KIND
+configure() {
+	local v=$1 tc=$2 kind=$3 extra=
+	[ "$kind" = lp ] && extra=FTRACE_MCOUNT_USE_LINKPASS
+	LINKPASS_KCONFIG_PROFILE=$(profile_of "$v") LINKPASS_KCONFIG_EXTRA=$extra \
+		"$here/config.sh" "$(src_of "$v" "$tc" "$kind")" \
+		"$(bdir_of "$v" "$tc" "$kind")" $(margs_of "$tc")
+}
+
+# The make goals of a version: the kernel, and its modules if any.
+goals_of() {
+	if [ "$(profile_of "$1")" = distro ]; then
+		echo bzImage modules
+	else
+		echo bzImage
+	fi
+}
+
+# build V TC KIND LOGNAME: make the goals, log to $res, print seconds.
+build() {
+	local v=$1 tc=$2 kind=$3 log=$res/$1-$2-$3.$4.log t0 t1
+	t0=$(now)
+	if ! make -C "$(src_of "$v" "$tc" "$kind")" O="$(bdir_of "$v" "$tc" "$kind")" \
+		-j"$jobs" $(margs_of "$tc") LINKPASS="$lp" $(goals_of "$v") >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "$v-$tc-$kind: build failed; see $log"
+	fi
+	t1=$(now)
+	secs "$t0" "$t1"
+}
+
+# The modules a distro build makes, in the order /init loads them.
+MODULES_LOAD_ORDER="configfs binfmt_misc test_module"
+
+# stage_modules V TC KIND: make modules_install into a staging
+# directory (module signing happens here, on the final .ko), then
+# gather the installed files and their load order for the initramfs.
+# Prints the directory.
+stage_modules() {
+	local v=$1 tc=$2 kind=$3 b stage out m f
+	b=$(bdir_of "$v" "$tc" "$kind")
+	stage=$b/lpk-staging
+	out=$b/lpk-initramfs-modules
+	rm -rf "$stage" "$out"
+	make -C "$(src_of "$v" "$tc" "$kind")" O="$b" $(margs_of "$tc") LINKPASS="$lp" \
+		INSTALL_MOD_PATH="$stage" modules_install >"$res/$v-$tc-$kind.modinst.log" 2>&1 ||
+		die "$v-$tc-$kind: modules_install failed; see $res/$v-$tc-$kind.modinst.log"
+	mkdir -p "$out"
+	: >"$out/order"
+	for m in $MODULES_LOAD_ORDER; do
+		f=$(find "$stage/lib/modules" -name "$m.ko" | head -n 1)
+		[ -n "$f" ] || die "$v-$tc-$kind: $m.ko not installed under $stage"
+		cp "$f" "$out/"
+		echo "$m" >>"$out/order"
+	done
+	echo "$out"
+}
+
+# Table entries of a module: the size of its __mcount_loc section / 8.
+ko_entries() {
+	local size
+	size=$(readelf -SW "$1" | awk '$2 == "__mcount_loc" { print $6; exit } $3 == "__mcount_loc" { print $7; exit }')
+	echo $(( 0x${size:-0} / 8 ))
+}
+
+# Does FILE end with the module signature marker?
+ko_signed() { tail -c 28 "$1" | grep -q '~Module signature appended~'; }
+
+# incremental V TC ROUNDS: touch one .c file (shared by both trees: same
+# inode) and rebuild stock then ours, ROUNDS times; sets incr_stock and
+# incr_lp to the median seconds and ilinks_*/iscans_* from the last round.
+touch_file=fs/read_write.c
+incremental() {
+	local v=$1 tc=$2 rounds=$3 r
+	local -a ts=() tl=()
+	for r in $(seq "$rounds"); do
+		touch "$cache/src/linux-source-$v/$touch_file"
+		ts+=("$(build "$v" "$tc" stock "incr$r")")
+		tl+=("$(build "$v" "$tc" lp "incr$r")")
+	done
+	incr_stock=$(median "${ts[@]}")
+	incr_lp=$(median "${tl[@]}")
+	incr_all="stock ${ts[*]} / ours ${tl[*]}"
+	ilinks_stock=$(nlinks "$res/$v-$tc-stock.incr$rounds.log")
+	ilinks_lp=$(nlinks "$res/$v-$tc-lp.incr$rounds.log")
+	iscans_lp=$(nscans "$res/$v-$tc-lp.incr$rounds.log")
+}
+
+# postlink_cost V TC REPS: the post-link mcount work of each build, run
+# again on the images the build left, REPS times interleaved; sets
+# pl_stock_ms / pl_lp_ms (medians) and their parts.
+#   stock: nm -S vmlinux + sorttable -s (zeroes dead entries, sorts);
+#          before 6.12.y only sorttable
+#   ours:  linkpass scan of each image the build scanned + sorttable (no -s)
+#          + linkpass check vmlinux
+postlink_cost() {
+	local v=$1 tc=$2 reps=$3 sb lb nm r t0 t1 t2 t3 img tmp
+	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=()
+	sb=$(bdir_of "$v" "$tc" stock)
+	lb=$(bdir_of "$v" "$tc" lp)
+	nm=$(nm_of "$tc")
+	tmp=$res/postlink.$v-$tc
+	mkdir -p "$tmp"
+	for r in $(seq "$reps"); do
+		cp "$sb/vmlinux" "$tmp/stock.vmlinux"
+		t0=$(now)
+		if has_zeroing "$v"; then
+			"$nm" -S "$tmp/stock.vmlinux" >"$tmp/nm-sort"
+			t1=$(now)
+			"$sb/scripts/sorttable" -s "$tmp/nm-sort" "$tmp/stock.vmlinux"
+		else
+			t1=$(now)
+			"$sb/scripts/sorttable" "$tmp/stock.vmlinux"
+		fi
+		t2=$(now)
+		snm+=("$(ms "$t0" "$t1")")
+		sst+=("$(ms "$t1" "$t2")")
+		st+=("$(ms "$t0" "$t2")")
+
+		cp "$lb/vmlinux" "$tmp/lp.vmlinux"
+		t0=$(now)
+		# the images the build scanned: each left IMAGE.mcount.o
+		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
+			"$lp" scan "${img%.mcount.o}" -o "$tmp/table.o"
+		done
+		t1=$(now)
+		"$lb/scripts/sorttable" "$tmp/lp.vmlinux"
+		t2=$(now)
+		"$lp" check "$tmp/lp.vmlinux" >/dev/null
+		t3=$(now)
+		lsc+=("$(ms "$t0" "$t1")")
+		lst+=("$(ms "$t1" "$t2")")
+		lck+=("$(ms "$t2" "$t3")")
+		lt+=("$(ms "$t0" "$t3")")
+	done
+	pl_scans=$(find "$lb" -maxdepth 1 -name '.tmp_vmlinux*.mcount.o' | wc -l)
+	pl_stock_ms=$(median "${st[@]}")
+	pl_stock_nm=$(median "${snm[@]}")
+	pl_stock_sort=$(median "${sst[@]}")
+	pl_lp_ms=$(median "${lt[@]}")
+	pl_lp_scans=$(median "${lsc[@]}")
+	pl_lp_sort=$(median "${lst[@]}")
+	pl_lp_check=$(median "${lck[@]}")
+	rm -rf "$tmp"
+}
