@@ -107,6 +107,10 @@ static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
 	err = lpt_trap_check();
 	if (!err)
 		err = lpt_poke_sites(v, n, to, &skipped);
+	/* v[0..n - skipped): the sites it tried, in whatever state now. */
+	*ndone = nmatch - n;
+	for (i = 0; i < n - skipped; i++)
+		*ndone += v[i]->state == to;
 	free(v);
 
 	lpt_st.enabled = 0;
@@ -115,7 +119,6 @@ static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
 	lpt_st.last_patch_ns = lpt_now_ns() - t0;
 	lpt_st.last_patched = err ? 0 : n - skipped;
 	lpt_st.skipped = skipped;
-	*ndone = nmatch - skipped;
 	return err;
 }
 

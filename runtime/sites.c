@@ -167,6 +167,9 @@ int lpt_sites_load(struct lpt_stats *st)
 	size_t i, n;
 	int err;
 
+	/* Loaded by an earlier, failed init: its sites may hold int3 now. */
+	if (lpt_sites)
+		return 0;
 	err = table_bounds(&start, &stop);
 	if (err)
 		return err;

@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <linux/membarrier.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -136,25 +137,79 @@ static int sync_cores(void)
 	return -errno;
 }
 
-/* Without SYNC_CORE: may we rewrite now?  0, or -EBUSY with a message. */
-static int may_rewrite(void)
+/*
+ * Is a debugger (ptrace) attached?  It takes the SIGTRAP of every int3
+ * before our handler could, and does not know what to do with ours:
+ * gdb stops the program, or (told to pass SIGTRAP) passes its own
+ * breakpoints' traps too and the program dies.
+ */
+static int debugger_attached(void)
 {
+	long pid;
+
+	return !lpt_status_field("TracerPid", 10, &pid) && pid;
+}
+
+/*
+ * May we rewrite now, and how?  The int3 protocol needs other threads
+ * to take our SIGTRAP (no debugger) and to be serialised (SYNC_CORE).
+ * Without either, code is rewritten only while this is the only thread,
+ * with every signal blocked (*exclusive), so that not even a signal
+ * handler of ours runs a site half-way; else -EBUSY with a message (the
+ * first of each kind, and every one when LPTRACE_VERBOSE=1).
+ * Threads created during the rewrite are not seen: the rewrite happens
+ * under the lock, and creating threads concurrently with the calls of
+ * this API is the caller's race (docs/runtime.md).
+ */
+static int may_rewrite(int *exclusive)
+{
+	static unsigned int told_sync, told_debugger;
+	const char *why = NULL;
+	unsigned int *told;
 	long threads;
 	int err;
 
-	if (lpt_sync.core)
+	*exclusive = 0;
+	if (debugger_attached()) {
+		why = "a debugger is attached and would take our int3 traps";
+		told = &told_debugger;
+	} else if (!lpt_sync.core) {
+		why = lpt_sync.why;
+		told = &told_sync;
+	} else {
 		return 0;
-	err = lpt_status_field("Threads", 10, &threads);
-	if (err) {
-		lpt_msg("%s; cannot count threads (/proc/self/status: %s): not rewriting code",
-			lpt_sync.why, strerror(-err));
-		return -EBUSY;
 	}
-	if (threads == 1)
+	err = lpt_status_field("Threads", 10, &threads);
+	if (!err && threads == 1) {
+		*exclusive = 1;
 		return 0;
-	lpt_msg("%s: cannot rewrite code while %ld other threads run; not rewritten",
-		lpt_sync.why, threads - 1);
+	}
+	if (!(*told)++ || lpt_verbose) {
+		if (err)
+			lpt_msg("%s; cannot count threads (/proc/self/status: %s): code not rewritten",
+				why, strerror(-err));
+		else
+			lpt_msg("%s: code is not rewritten while %ld other threads run",
+				why, threads - 1);
+	}
 	return -EBUSY;
+}
+
+static int poke(struct lpt_site **v, size_t n, enum lpt_state to,
+		size_t *skipped);
+
+/* Block every signal of this thread around an exclusive rewrite. */
+static void block_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, _NSIG / 8);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, _NSIG / 8);
 }
 
 static uintptr_t page_down(uintptr_t a, uintptr_t page)
@@ -258,13 +313,21 @@ static int site_verified(struct lpt_site *s)
 		if (!memcmp(want, have, s->len))
 			return 1;
 	}
-	/* Its int3, if any, is not ours: the trap handler passes it on. */
-	__atomic_store_n(&s->want, LPT_REFUSED, __ATOMIC_RELEASE);
+	/*
+	 * An int3 over our own tail (a debugger's breakpoint, or its stale
+	 * copy of our int3 put back) stands for the instruction we wrote:
+	 * should it ever reach our handler, it runs as the site's state.
+	 * Anything else is not ours to run: the handler passes it on.
+	 */
+	if (s->state == LPT_TRAP || have[0] != X86_OP_INT3 ||
+	    memcmp(want + 1, have + 1, s->len - 1))
+		__atomic_store_n(&s->want, LPT_REFUSED, __ATOMIC_RELEASE);
 	if (!s->foreign) {
 		for (i = 0; i < s->len; i++)
 			sprintf(hex + 3 * i, "%02x ", have[i]);
 		hex[3 * s->len - 1] = '\0';
-		lpt_msg("site %#lx (%s): holds %s, not what lptrace wrote (a debugger's breakpoint?); left alone until it does",
+		lpt_sites_name();
+		lpt_msg("site %#lx (%s): holds %s, not what lptrace wrote (a debugger's breakpoint?); not rewritten while it does",
 			(unsigned long)s->addr, s->name ? s->name : "?", hex);
 	}
 	s->foreign = 1;
@@ -296,15 +359,29 @@ static size_t verify_sites(struct lpt_site **v, size_t n)
 int lpt_poke_sites(struct lpt_site **v, size_t n, enum lpt_state to,
 		   size_t *skipped)
 {
-	size_t i, done = 0, ok;
-	int err;
+	int err, exclusive;
+	sigset_t old;
 
 	*skipped = 0;
 	if (!n)
 		return 0;
-	err = may_rewrite();
+	err = may_rewrite(&exclusive);
 	if (err)
 		return err;
+	if (exclusive)
+		block_signals(&old);
+	err = poke(v, n, to, skipped);
+	if (exclusive)
+		restore_signals(&old);
+	return err;
+}
+
+static int poke(struct lpt_site **v, size_t n, enum lpt_state to,
+		size_t *skipped)
+{
+	size_t i, done = 0, ok;
+	int err;
+
 	ok = verify_sites(v, n);
 	*skipped = n - ok;
 	n = ok;
