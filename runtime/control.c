@@ -224,6 +224,7 @@ void lpt_stats(struct lpt_stats *st)
 	st->events = lpt_trace_count();
 	st->dropped = lpt_events_dropped();
 	st->recursed = lpt_events_recursed();
+	st->buffers = lpt_buffers();
 	st->sync = lpt_sync_name();
 	lpt_unlock();
 }

@@ -127,6 +127,7 @@ void lpt_record(uintptr_t func, uintptr_t caller);
 void lpt_record_forked(void);
 uint64_t lpt_events_dropped(void);
 uint64_t lpt_events_recursed(void);
+uint64_t lpt_buffers(void);
 
 /*
  * file.c: a file that appears whole or not at all (temp file, rename),

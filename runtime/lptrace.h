@@ -51,6 +51,8 @@ struct lpt_stats {
 	uint64_t recursed;	/* events lost: traced call inside the tracer */
 	uint64_t skipped;	/* sites left alone by the last enable/disable:
 				   bytes not ours (a debugger's breakpoint) */
+	uint64_t buffers;	/* per-thread event buffers mapped (reused
+				   after their thread exits) */
 };
 
 /*

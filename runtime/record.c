@@ -71,6 +71,16 @@ uint64_t lpt_events_dropped(void)
 	return n;
 }
 
+uint64_t lpt_buffers(void)
+{
+	const struct lpt_tbuf *b;
+	uint64_t n = 0;
+
+	for (b = lpt_tbuf_list(); b; b = b->next)
+		n++;
+	return n;
+}
+
 uint64_t lpt_events_recursed(void)
 {
 	return __atomic_load_n(&lpt_recursed, __ATOMIC_RELAXED);

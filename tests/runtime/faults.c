@@ -428,6 +428,7 @@ static int count_maps(void)
 static void run_threads(void)
 {
 	pthread_t t[THREAD_BATCH];
+	struct lpt_stats st;
 	long i;
 	int k, made = 0;
 
@@ -443,7 +444,9 @@ static void run_threads(void)
 			pthread_join(t[k], NULL);
 		made += THREAD_BATCH;
 	}
-	printf("threads=%d maps=%d\n", made, count_maps());
+	lpt_stats(&st);
+	printf("threads=%d maps=%d buffers=%llu\n", made, count_maps(),
+	       (unsigned long long)st.buffers);
 }
 
 /* ---- initfail ---- */
