@@ -23,6 +23,17 @@
  *    the same through the kernel's return to user space.
  * The tail is therefore rewritten only while no thread can reach it.
  *
+ * Enforced before each rewrite (lpt_poke_sites):
+ *  - the bytes of every site are what we last wrote (site_verified):
+ *    anything else (a debugger's breakpoint, a uprobe) is left alone;
+ *  - the core sync exists (membarrier SYNC_CORE) and no debugger would
+ *    take our int3 traps (may_rewrite); otherwise only a process of one
+ *    thread is rewritten, with its signals blocked, and a process with
+ *    more gets -EBUSY;
+ *  - our SIGTRAP handler is installed (trap.c, called by control.c),
+ *    and SIGTRAP cannot be blocked by the program (sigmask.c);
+ *  - fork() waits for the rewrite to end (control.c, pthread_atfork).
+ *
  * Text pages are made writable only around the stores of each step, one
  * window per run of neighbouring pages, and put back as mapped.  The
  * pages stay executable throughout: other threads are running them.
@@ -154,8 +165,8 @@ static int debugger_attached(void)
  * May we rewrite now, and how?  The int3 protocol needs other threads
  * to take our SIGTRAP (no debugger) and to be serialised (SYNC_CORE).
  * Without either, code is rewritten only while this is the only thread,
- * with every signal blocked (*exclusive), so that not even a signal
- * handler of ours runs a site half-way; else -EBUSY with a message (the
+ * with every signal but SIGTRAP blocked (*exclusive), so that no signal
+ * handler runs a site half-way; else -EBUSY with a message (the
  * first of each kind, and every one when LPTRACE_VERBOSE=1).
  * Threads created during the rewrite are not seen: the rewrite happens
  * under the lock, and creating threads concurrently with the calls of
@@ -198,12 +209,18 @@ static int may_rewrite(int *exclusive)
 static int poke(struct lpt_site **v, size_t n, enum lpt_state to,
 		size_t *skipped);
 
-/* Block every signal of this thread around an exclusive rewrite. */
+/*
+ * Block every signal of this thread around an exclusive rewrite, but
+ * SIGTRAP: should this thread itself reach a site (a traced function of
+ * the program's that we call, such as its own malloc), the int3 must be
+ * emulated, not kill it.
+ */
 static void block_signals(sigset_t *old)
 {
 	sigset_t all;
 
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, _NSIG / 8);
 }
 
