@@ -65,11 +65,11 @@ static char *env_copy(const char *name)
 
 void lpt_autostart(void)
 {
-	const char *mode = getenv("LPTRACE");
+	static const char *const modes[] = { "on", "off", NULL };
 	const char *filter;
 	int n;
 
-	if (mode && !strcmp(mode, "off"))
+	if (lpt_env_word("LPTRACE", modes, 0) == 1)
 		return;
 	if (lpt_init())
 		return;

@@ -264,9 +264,10 @@ def test_no_sync_core_refuses_while_threads_run(faults, tmp_path):
 def test_bad_environment_words(faults_gcc, tmp_path):
     proc, _, _ = run_case(faults_gcc, tmp_path, "plain",
                           env={"LPTRACE_SYNC": "expedited",
-                               "LPTRACE_VERBOSE": "yes"})
+                               "LPTRACE_VERBOSE": "yes", "LPTRACE": "of"})
     lines = proc.stderr.splitlines()
     assert ("lptrace: faults: LPTRACE_SYNC=expedited: not one of sync_core, "
             "none; using sync_core") in lines
     assert ("lptrace: faults: LPTRACE_VERBOSE=yes: not a number from 0 to 1; "
             "using 0") in lines
+    assert "lptrace: faults: LPTRACE=of: not one of on, off; using on" in lines
