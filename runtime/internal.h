@@ -31,7 +31,7 @@ void lpt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Events kept per thread: LPTRACE_BUFSIZE's default and range. */
 #define LPT_BUFSIZE_DEFAULT	(1ul << 18)
-#define LPT_BUFSIZE_MAX		(1ul << 26)	/* 2 GiB of address space */
+#define LPT_BUFSIZE_MAX		(1ul << 28)	/* 8 GiB of address space */
 
 /*
  * env.c: the environment's numbers and words, range-checked; a bad value

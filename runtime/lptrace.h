@@ -13,7 +13,7 @@
  *   LPTRACE_OUT=path     write the ftrace-style text trace at exit
  *   LPTRACE_JSON=path    write the Chrome trace-event JSON at exit
  *   LPTRACE_VERBOSE=0|1  print counts and timings on stderr
- *   LPTRACE_BUFSIZE=n    events kept per thread, 1 to 2^26 (default 2^18)
+ *   LPTRACE_BUFSIZE=n    events kept per thread, 1 to 2^28 (default 2^18)
  *   LPTRACE_SYNC=m       "sync_core" (default): membarrier SYNC_CORE when
  *                        the kernel has it, else rewrite code only while
  *                        one thread runs; "none": always the latter

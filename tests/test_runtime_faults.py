@@ -223,7 +223,7 @@ def test_under_gdb_with_breakpoint(faults, tmp_path):
 
 
 BUFSIZE_MSG = ("lptrace: faults: LPTRACE_BUFSIZE={}: not a number from 1 to "
-               "67108864; using 262144")
+               "268435456; using 262144")
 
 
 @pytest.mark.parametrize("value", ["0", "1", str(2 ** 40), "junk"])
