@@ -11,7 +11,7 @@
  * is never born while a rewrite is under way: it inherits no held lock,
  * no writable text window and no half-written site (sites left LPT_TRAP
  * by a failed rewrite are complete int3 states the handler covers).  The
- * child drops the parent's events and starts its own buffers, with its
+ * child forgets the parent's events and starts its own buffers, with its
  * own thread ids; its exit handler takes a free lock and writes its own
  * file.  vfork and posix_spawn children share our memory until they
  * exec: they run no traced code and take no lock of ours.

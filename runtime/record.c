@@ -145,20 +145,17 @@ static notrace struct lpt_tbuf *tbuf_get(void)
 /*
  * In a forked child (the only thread, atfork handler): the buffers
  * hold the parent's events, which the parent writes; the child starts
- * with none and its own thread ids.
+ * with none and its own thread ids.  The old buffers are forgotten, not
+ * unmapped: their pages stay shared copy-on-write with the parent, and a
+ * fork() from a signal handler that interrupted lpt_record() returns
+ * into code still holding a pointer to one.
  */
 void lpt_record_forked(void)
 {
-	struct lpt_tbuf *b = lpt_head, *next;
-
 	lpt_head = NULL;
 	lpt_self = NULL;
 	lpt_nobuf.dropped = 0;
 	lpt_recursed = 0;
-	for (; b; b = next) {
-		next = b->next;
-		munmap(b, tbuf_size(b->cap));
-	}
 }
 
 /* Called by the trampoline: @func is the site, @caller a return address. */

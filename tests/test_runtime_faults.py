@@ -91,6 +91,10 @@ def test_signals(faults, tmp_path, mode):
     proc, summary, events = run_case(faults, tmp_path, mode)
     assert int(summary["toggles"]) >= MIN_TOGGLES
     check_traced(proc, events)
+    # each worker's first event calls faults.c's traced gettid(): dropped,
+    # counted, never recorded
+    assert int(summary["recursed"]) >= NWORKERS
+    assert "gettid" not in {e["func"] for e in events}
     if mode in ("handler", "sigwait"):
         assert int(summary["sig_runs"]) > 0
     if mode == "handler":
