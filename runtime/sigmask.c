@@ -62,7 +62,7 @@ static unsigned long sigbit(int sig)
 	return 1ul << (sig - 1);
 }
 
-/* @set without SIGTRAP (and without glibc's reserved signals, as glibc does). */
+/* @set without SIGTRAP (and glibc's reserved signals, as glibc does). */
 static const sigset_t *unblockable(const sigset_t *set, sigset_t *copy)
 {
 	if (!set)

@@ -240,7 +240,8 @@ static uintptr_t page_up(uintptr_t a, uintptr_t page)
 }
 
 /* One store per step; a byte store cannot be seen half done. */
-static void step_write(struct lpt_site *s, enum lpt_step step, enum lpt_state to)
+static void step_write(struct lpt_site *s, enum lpt_step step,
+		       enum lpt_state to)
 {
 	volatile uint8_t *p = (volatile uint8_t *)s->addr;
 	uint8_t buf[LPT_SITE_MAX];

@@ -115,6 +115,7 @@ static const char *mode;
 static volatile int stop, main_done;
 static long iters[NWORKERS];
 static long errors, toggles, sig_runs, refusals, toggles_done;
+static pthread_t workers[NWORKERS], sigwait_thread, signalfd_thread;
 
 static void fail(const char *what, long i)
 {
@@ -270,14 +271,14 @@ static void install_usr1(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
-static void run_handler(pthread_t *w)
+static void run_handler(void)
 {
 	long long t0 = now_ns();
 	int i, k;
 
 	for (i = 0; i < 2000 && now_ns() - t0 < WAIT_NS; i++) {
 		for (k = 0; k < NWORKERS; k++)
-			pthread_kill(w[k], SIGUSR1);
+			pthread_kill(workers[k], SIGUSR1);
 		usleep(200);
 	}
 }
@@ -602,81 +603,74 @@ static void run_gdb(void)
 
 /* ---- nosync: refused while threads run, done when alone ---- */
 
-static int run_nosync(void)
+static void nosync_threaded(void)
 {
-	int r = lpt_enable(NULL);
-
-	printf("enable-threaded=%d\n", r);
-	return r;
+	printf("enable-threaded=%d\n", lpt_enable(NULL));
 }
 
-int main(int argc, char **argv)
+static void nosync_alone(void)
 {
-	pthread_t w[NWORKERS], tog, sw = 0, fw = 0;
-	const char *out = argc > 2 ? argv[2] : NULL;
+	int on = lpt_enable("f_add");
+
+	printf("enable-alone=%d f_add=%d\n", on, f_add(1));
+	lpt_disable(NULL);
+}
+
+/* ---- the modes ---- */
+
+static void sigwait_start(void)
+{
+	pthread_create(&sigwait_thread, NULL, sigwaiter, NULL);
+	pthread_create(&signalfd_thread, NULL, fdwaiter, NULL);
+}
+
+static void sigwait_stop(void)
+{
+	join_waiter(sigwait_thread, SIGUSR1);
+	join_waiter(signalfd_thread, SIGUSR2);
+}
+
+struct mode {
+	const char *name;
+	void (*before)(void);	/* before the workers start */
+	void (*ready)(void);	/* workers running, no toggler yet */
+	void (*during)(void);	/* main thread, while the toggler runs */
+	void (*after)(void);	/* workers joined */
+	int no_toggler;
+};
+
+static const struct mode modes[] = {
+	{ .name = "plain" },
+	{ .name = "blocked" },
+	{ .name = "altstack" },
+	{ .name = "handler", .before = install_usr1, .during = run_handler },
+	{ .name = "sigwait", .before = block_all, .ready = sigwait_start,
+	  .during = run_sigwait, .after = sigwait_stop },
+	{ .name = "forks", .during = run_forks },
+	{ .name = "vfork", .during = run_vfork },
+	{ .name = "spawn", .during = run_spawn },
+	{ .name = "threads", .during = run_threads },
+	{ .name = "initfail", .ready = init_fail_then_retry },
+	{ .name = "refused", .before = plant_int3, .during = run_refused },
+	{ .name = "foreign", .before = plant_foreign, .during = run_foreign },
+	{ .name = "gdb", .during = run_gdb },
+	{ .name = "nosync", .ready = nosync_threaded, .after = nosync_alone,
+	  .no_toggler = 1 },
+};
+
+static const struct mode *find_mode(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(modes[i].name, name))
+			return &modes[i];
+	return NULL;
+}
+
+static void report(const char *out)
+{
 	struct lpt_stats st;
-	long k;
-
-	if (argc < 2)
-		return 2;
-	mode = argv[1];
-	if (is_mode("sigwait"))
-		block_all();		/* every thread inherits it */
-	if (is_mode("handler"))
-		install_usr1();
-	if (is_mode("refused"))
-		plant_int3();
-	if (is_mode("foreign"))
-		plant_foreign();
-
-	for (k = 0; k < NWORKERS; k++)
-		pthread_create(&w[k], NULL, worker, (void *)k);
-	wait_progress();
-	if (is_mode("initfail"))
-		init_fail_then_retry();
-	if (is_mode("sigwait")) {
-		pthread_create(&sw, NULL, sigwaiter, NULL);
-		pthread_create(&fw, NULL, fdwaiter, NULL);
-	}
-	if (is_mode("nosync")) {
-		run_nosync();
-		main_done = 1;
-	} else {
-		pthread_create(&tog, NULL, toggler, NULL);
-		if (is_mode("handler"))
-			run_handler(w);
-		else if (is_mode("sigwait"))
-			run_sigwait();
-		else if (is_mode("forks"))
-			run_forks();
-		else if (is_mode("vfork"))
-			run_vfork();
-		else if (is_mode("spawn"))
-			run_spawn();
-		else if (is_mode("threads"))
-			run_threads();
-		else if (is_mode("refused"))
-			run_refused();
-		else if (is_mode("gdb"))
-			run_gdb();
-		else if (is_mode("foreign"))
-			run_foreign();
-		main_done = 1;
-		pthread_join(tog, NULL);
-	}
-	stop = 1;
-	for (k = 0; k < NWORKERS; k++)
-		pthread_join(w[k], NULL);
-	if (sw)
-		join_waiter(sw, SIGUSR1);
-	if (fw)
-		join_waiter(fw, SIGUSR2);
-	if (is_mode("nosync")) {
-		int on = lpt_enable("f_add");
-
-		printf("enable-alone=%d f_add=%d\n", on, f_add(1));
-		lpt_disable(NULL);
-	}
 
 	lpt_stats(&st);
 	printf("toggles=%ld refusals=%ld sig_runs=%ld traps=%llu events=%llu dropped=%llu recursed=%llu enabled=%llu sync=%s\n",
@@ -688,5 +682,36 @@ int main(int argc, char **argv)
 	if (out && !getenv("LPTRACE_OUT") && lpt_write_text(out))
 		fail("write trace", 0);
 	printf("errors=%ld\n", errors);
+}
+
+int main(int argc, char **argv)
+{
+	const struct mode *m = argc > 1 ? find_mode(argv[1]) : NULL;
+	pthread_t tog;
+	long k;
+
+	if (!m)
+		return 2;
+	mode = m->name;
+	if (m->before)
+		m->before();
+	for (k = 0; k < NWORKERS; k++)
+		pthread_create(&workers[k], NULL, worker, (void *)k);
+	wait_progress();
+	if (m->ready)
+		m->ready();
+	if (!m->no_toggler)
+		pthread_create(&tog, NULL, toggler, NULL);
+	if (m->during)
+		m->during();
+	main_done = 1;
+	if (!m->no_toggler)
+		pthread_join(tog, NULL);
+	stop = 1;
+	for (k = 0; k < NWORKERS; k++)
+		pthread_join(workers[k], NULL);
+	if (m->after)
+		m->after();
+	report(argc > 2 ? argv[2] : NULL);
 	return errors ? 1 : 0;
 }
