@@ -107,11 +107,14 @@ static notrace struct lpt_tbuf *tbuf_reuse(pid_t self)
 	for (b = lpt_tbuf_list(); b; b = b->next) {
 		pid_t owner = __atomic_load_n(&b->owner, __ATOMIC_ACQUIRE);
 
-		if (owner_gone(owner, self) &&
-		    __atomic_compare_exchange_n(&b->owner, &owner, self, 0,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
-			return b;
+		if (!owner_gone(owner, self) ||
+		    !__atomic_compare_exchange_n(&b->owner, &owner, self, 0,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		/* Pairs with the dead owner's release of its last count. */
+		(void)__atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+		return b;
 	}
 	return NULL;
 }
