@@ -59,10 +59,10 @@ int main(int argc, char **argv)
 	const char *text = argc > 2 ? argv[2] : "trace.txt";
 	const char *json = argc > 3 ? argv[3] : "trace.json";
 	pthread_t tid[THREADS];
-	struct lp_stats st;
+	struct lpt_stats st;
 	int i, n = 0;
 
-	lp_stats(&st);
+	lpt_stats(&st);
 	printf("demo: start: %llu sites, %llu NOP'd, %llu refused, %.3f ms (core sync: %s)\n",
 	       (unsigned long long)st.sites, (unsigned long long)st.nopped,
 	       (unsigned long long)st.refused, st.init_ns / 1e6, st.sync);
@@ -74,32 +74,32 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	for (i = 0; i < TOGGLES; i++) {
-		int on = lp_enable(glob);
+		int on = lpt_enable(glob);
 
 		if (on < 0) {
-			fprintf(stderr, "demo: lp_enable: %s\n", strerror(-on));
+			fprintf(stderr, "demo: lpt_enable: %s\n", strerror(-on));
 			break;
 		}
 		n = on;
 		sleep_ms(TOGGLE_MS);
-		if (lp_disable(glob) < 0)
-			fprintf(stderr, "demo: lp_disable failed\n");
+		if (lpt_disable(glob) < 0)
+			fprintf(stderr, "demo: lpt_disable failed\n");
 		sleep_ms(TOGGLE_MS / 4);
 	}
 	atomic_store(&stop, 1);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(tid[i], NULL);
 
-	lp_stats(&st);
+	lpt_stats(&st);
 	printf("demo: traced '%s' (%d sites) %d times while %d threads ran workload() %ld times, %ld wrong results, %llu int3 hits emulated\n",
 	       glob, n, TOGGLES, THREADS, atomic_load(&runs),
 	       atomic_load(&wrong), (unsigned long long)st.traps);
-	if (lp_write_text(text) < 0 || lp_write_json(json) < 0) {
+	if (lpt_write_text(text) < 0 || lpt_write_json(json) < 0) {
 		fprintf(stderr, "demo: cannot write the trace\n");
 		return 1;
 	}
 	printf("demo: %llu calls traced: %s (ftrace text), %s (Chrome JSON, opens in Perfetto); %llu more dropped on full thread buffers\n",
-	       (unsigned long long)lp_trace_count(), text, json,
+	       (unsigned long long)lpt_trace_count(), text, json,
 	       (unsigned long long)st.dropped);
 	return atomic_load(&wrong) ? 1 : 0;
 }

@@ -18,10 +18,10 @@ static struct {
 	char *text;		/* LPTRACE_OUT */
 	char *json;		/* LPTRACE_JSON */
 	pid_t pid;		/* the process that read them */
-} lp_auto;
+} lpt_auto;
 
 /* Listed in .init_array by entry.S. */
-void lp_autostart(void) __attribute__((visibility("hidden")));
+void lpt_autostart(void) __attribute__((visibility("hidden")));
 
 /*
  * A forked child inherits the atexit handler and the events recorded so
@@ -34,25 +34,25 @@ static void write_at_exit(const char *path, int (*fn)(const char *))
 
 	if (!path)
 		return;
-	if (getpid() != lp_auto.pid &&
+	if (getpid() != lpt_auto.pid &&
 	    asprintf(&p, "%s.%d", path, (int)getpid()) < 0)
 		return;
 	fn(p ? p : path);
 	free(p);
 }
 
-static void lp_autostop(void)
+static void lpt_autostop(void)
 {
-	struct lp_stats st;
+	struct lpt_stats st;
 
-	write_at_exit(lp_auto.text, lp_write_text);
-	write_at_exit(lp_auto.json, lp_write_json);
-	if (!lp_verbose)
+	write_at_exit(lpt_auto.text, lpt_write_text);
+	write_at_exit(lpt_auto.json, lpt_write_json);
+	if (!lpt_verbose)
 		return;
-	lp_stats(&st);
-	fprintf(stderr, LP_PREFIX "%s: %llu events, %llu dropped, %llu int3 traps, %llu sites enabled at exit\n",
-		program_invocation_short_name,
+	lpt_stats(&st);
+	lpt_msg("%llu events, %llu dropped, %llu lost to recursion, %llu int3 traps, %llu sites enabled at exit",
 		(unsigned long long)st.events, (unsigned long long)st.dropped,
+		(unsigned long long)st.recursed,
 		(unsigned long long)st.traps, (unsigned long long)st.enabled);
 }
 
@@ -63,28 +63,27 @@ static char *env_copy(const char *name)
 	return v && *v ? strdup(v) : NULL;
 }
 
-void lp_autostart(void)
+void lpt_autostart(void)
 {
-	const char *mode = getenv("LPTRACE");
+	static const char *const modes[] = { "on", "off", NULL };
 	const char *filter;
 	int n;
 
-	if (mode && !strcmp(mode, "off"))
+	if (lpt_env_word("LPTRACE", modes, 0) == 1)
 		return;
-	if (lp_init())
+	if (lpt_init())
 		return;
 
 	filter = getenv("LPTRACE_FILTER");
 	if (filter && *filter) {
-		n = lp_enable(filter);
+		n = lpt_enable(filter);
 		if (n == 0)
-			fprintf(stderr, LP_PREFIX "%s: LPTRACE_FILTER=%s matches no function\n",
-				program_invocation_short_name, filter);
+			lpt_msg("LPTRACE_FILTER=%s matches no function", filter);
 	}
 
-	lp_auto.text = env_copy("LPTRACE_OUT");
-	lp_auto.json = env_copy("LPTRACE_JSON");
-	lp_auto.pid = getpid();
-	if (lp_auto.text || lp_auto.json || lp_verbose)
-		atexit(lp_autostop);
+	lpt_auto.text = env_copy("LPTRACE_OUT");
+	lpt_auto.json = env_copy("LPTRACE_JSON");
+	lpt_auto.pid = getpid();
+	if (lpt_auto.text || lpt_auto.json || lpt_verbose)
+		atexit(lpt_autostop);
 }

@@ -1,196 +1,230 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * control.c - the API: lp_init(), lp_enable(), lp_disable(), lp_stats().
+ * control.c - the API: lpt_init(), lpt_enable(), lpt_disable(),
+ * lpt_stats().
  *
  * One mutex serialises them (and the writers in output.c): the site
  * states, the statistics and the symbol table change only under it.
  * The tracing threads never take it.
+ *
+ * fork: the mutex is taken around fork() (pthread_atfork), so a child
+ * is never born while a rewrite is under way: it inherits no held lock,
+ * no writable text window and no half-written site (sites left LPT_TRAP
+ * by a failed rewrite are complete int3 states the handler covers).  The
+ * child forgets the parent's events and starts its own buffers, with its
+ * own thread ids; its exit handler takes a free lock and writes its own
+ * file.  vfork and posix_spawn children share our memory until they
+ * exec: they run no traced code and take no lock of ours.
  */
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "internal.h"
 
-int lp_verbose;
+int lpt_verbose;
 
-static pthread_mutex_t lp_mutex = PTHREAD_MUTEX_INITIALIZER;
-static int lp_ready;		/* 1: lp_init() done; < 0: it failed */
-static struct lp_stats lp_st;
+static pthread_mutex_t lpt_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int lpt_ready;		/* 1: init done; < 0: the last try failed */
+static int lpt_forkable;	/* atfork handlers registered */
+static struct lpt_stats lpt_st;
 
-void lp_lock(void)
+void lpt_lock(void)
 {
-	pthread_mutex_lock(&lp_mutex);
+	pthread_mutex_lock(&lpt_mutex);
 }
 
-void lp_unlock(void)
+void lpt_unlock(void)
 {
-	pthread_mutex_unlock(&lp_mutex);
+	pthread_mutex_unlock(&lpt_mutex);
 }
 
-uint64_t lp_now_ns(void)
+static void fork_prepare(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	lpt_lock();
 }
 
-static size_t env_size(const char *name)
+static void fork_parent(void)
 {
-	const char *v = getenv(name);
+	lpt_unlock();
+}
 
-	return v ? strtoull(v, NULL, 0) : 0;
+/* The only thread of the child: no one else can hold or want the lock. */
+static void fork_child(void)
+{
+	pthread_mutex_init(&lpt_mutex, NULL);
+	lpt_record_forked();
 }
 
 /*
  * The sites @glob selects (refused ones never): *nmatch counts them, and
  * the returned array (sorted) holds those not yet in state @to.
  */
-static struct lp_site **select_sites(enum lp_state to, const char *glob,
-				     size_t *nmatch, size_t *nchange)
+static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
+				      size_t *nmatch, size_t *nchange)
 {
 	int all = !glob || !strcmp(glob, "*");
-	struct lp_site **v;
+	struct lpt_site **v;
 	size_t i;
 
 	*nmatch = *nchange = 0;
-	v = malloc((lp_nsites ? lp_nsites : 1) * sizeof(*v));
+	v = malloc((lpt_nsites ? lpt_nsites : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	if (!all)
-		lp_sites_name();
-	for (i = 0; i < lp_nsites; i++) {
-		struct lp_site *s = &lp_sites[i];
+		lpt_sites_name();
+	for (i = 0; i < lpt_nsites; i++) {
+		struct lpt_site *s = &lpt_sites[i];
 
-		if (s->state == LP_REFUSED)
+		if (s->state == LPT_REFUSED)
 			continue;
 		if (!all && (!s->name || fnmatch(glob, s->name, 0)))
 			continue;
 		(*nmatch)++;
-		if (s->state != to)
+		if (s->state != to || s->foreign)
 			v[(*nchange)++] = s;
 	}
 	return v;
 }
 
-/* Change the state of the selected sites; caller holds the lock. */
-static int set_state(enum lp_state to, const char *glob, size_t *nmatch)
+/*
+ * Change the state of the selected sites; caller holds the lock.
+ * *ndone: matching sites now in state @to.
+ */
+static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
 {
-	struct lp_site **v;
-	uint64_t t0 = lp_now_ns();
-	size_t i, n;
+	struct lpt_site **v;
+	uint64_t t0 = lpt_now_ns();
+	size_t i, n, nmatch, skipped = 0;
 	int err;
 
-	v = select_sites(to, glob, nmatch, &n);
+	v = select_sites(to, glob, &nmatch, &n);
 	if (!v)
 		return -ENOMEM;
-	err = lp_trap_check();
+	err = lpt_trap_check();
 	if (!err)
-		err = lp_poke_sites(v, n, to);
+		err = lpt_poke_sites(v, n, to, &skipped);
+	/* v[0..n - skipped): the sites it tried, in whatever state now. */
+	*ndone = nmatch - n;
+	for (i = 0; i < n - skipped; i++)
+		*ndone += v[i]->state == to;
 	free(v);
 
-	lp_st.enabled = 0;
-	for (i = 0; i < lp_nsites; i++)
-		lp_st.enabled += lp_sites[i].state == LP_CALL;
-	lp_st.last_patch_ns = lp_now_ns() - t0;
-	lp_st.last_patched = n;
+	lpt_st.enabled = 0;
+	for (i = 0; i < lpt_nsites; i++)
+		lpt_st.enabled += lpt_sites[i].state == LPT_CALL;
+	lpt_st.last_patch_ns = lpt_now_ns() - t0;
+	lpt_st.last_patched = err ? 0 : n - skipped;
+	lpt_st.skipped = skipped;
 	return err;
 }
 
+/*
+ * Every step can be run again: a step done by an earlier, failed try
+ * returns at once, and set_state() takes up sites the failed try left
+ * behind int3 (LPT_TRAP) or in the old state.
+ */
 static int init_locked(void)
 {
-	uint64_t t0 = lp_now_ns();
-	size_t nmatch;
+	uint64_t t0 = lpt_now_ns();
+	size_t ndone;
 	int err;
 
-	lp_verbose = getenv("LPTRACE_VERBOSE") &&
-		     strcmp(getenv("LPTRACE_VERBOSE"), "0");
-	lp_record_setup(env_size("LPTRACE_BUFSIZE"));
-	lp_clock_start();
+	lpt_verbose = lpt_env_ulong("LPTRACE_VERBOSE", 0, 0, 1);
+	lpt_record_setup(lpt_env_ulong("LPTRACE_BUFSIZE", LPT_BUFSIZE_DEFAULT,
+				       1, LPT_BUFSIZE_MAX));
+	if (!lpt_forkable) {
+		err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+		if (err) {
+			lpt_msg("pthread_atfork: %s", strerror(err));
+			return -err;
+		}
+		lpt_forkable = 1;
+	}
+	lpt_clock_start();
 
 	/* Everything that makes rewriting safe comes first. */
-	err = lp_sync_init(getenv("LPTRACE_SYNC"));
+	err = lpt_sync_init();
 	if (err)
 		return err;
-	err = lp_trap_install();
+	err = lpt_trap_install();
 	if (err)
 		return err;
-	err = lp_sites_load(&lp_st);
+	err = lpt_sites_load(&lpt_st);
 	if (err)
 		return err;
 
 	/* Every call __fentry__ becomes a NOP. */
-	err = set_state(LP_NOP, NULL, &nmatch);
-	lp_st.nopped = lp_st.last_patched;
-	lp_st.init_ns = lp_now_ns() - t0;
-	if (lp_verbose)
-		fprintf(stderr, LP_PREFIX "%s: %llu sites: %llu nopped, %llu already nop, %llu refused in %.3f ms (%s)\n",
-			program_invocation_short_name,
-			(unsigned long long)lp_st.sites,
-			(unsigned long long)lp_st.nopped,
-			(unsigned long long)lp_st.already,
-			(unsigned long long)lp_st.refused,
-			lp_st.init_ns / 1e6, lp_sync_name());
+	err = set_state(LPT_NOP, NULL, &ndone);
+	lpt_st.nopped += lpt_st.last_patched;
+	lpt_st.init_ns = lpt_now_ns() - t0;
+	if (lpt_verbose)
+		lpt_msg("%llu sites: %llu nopped, %llu already nop, %llu refused in %.3f ms (%s)",
+			(unsigned long long)lpt_st.sites,
+			(unsigned long long)lpt_st.nopped,
+			(unsigned long long)lpt_st.already,
+			(unsigned long long)lpt_st.refused,
+			lpt_st.init_ns / 1e6, lpt_sync_name());
 	return err;
 }
 
-int lp_init(void)
+int lpt_init(void)
 {
 	int err;
 
-	lp_lock();
-	if (!lp_ready) {
+	lpt_lock();
+	if (lpt_ready <= 0) {
 		err = init_locked();
-		lp_ready = err ? err : 1;
+		lpt_ready = err ? err : 1;
 	}
-	err = lp_ready < 0 ? lp_ready : 0;
-	lp_unlock();
+	err = lpt_ready < 0 ? lpt_ready : 0;
+	lpt_unlock();
 	return err;
 }
 
-static int set_state_api(enum lp_state to, const char *glob)
+static int set_state_api(enum lpt_state to, const char *glob)
 {
-	size_t nmatch = 0;
+	size_t ndone = 0;
 	int err;
 
-	err = lp_init();
+	err = lpt_init();
 	if (err)
 		return err;
-	lp_lock();
-	err = set_state(to, glob, &nmatch);
-	if (lp_verbose)
-		fprintf(stderr, LP_PREFIX "%s: %s \"%s\": %zu sites match, %llu rewritten in %.3f ms\n",
-			program_invocation_short_name,
-			to == LP_CALL ? "enable" : "disable",
-			glob ? glob : "*", nmatch,
-			(unsigned long long)lp_st.last_patched,
-			lp_st.last_patch_ns / 1e6);
-	lp_unlock();
-	return err ? err : (int)nmatch;
+	lpt_lock();
+	err = set_state(to, glob, &ndone);
+	if (lpt_verbose)
+		lpt_msg("%s \"%s\": %zu sites now %s, %llu rewritten in %.3f ms",
+			to == LPT_CALL ? "enable" : "disable",
+			glob ? glob : "*", ndone,
+			to == LPT_CALL ? "enabled" : "disabled",
+			(unsigned long long)lpt_st.last_patched,
+			lpt_st.last_patch_ns / 1e6);
+	lpt_unlock();
+	return err ? err : (int)ndone;
 }
 
-int lp_enable(const char *glob)
+int lpt_enable(const char *glob)
 {
-	return set_state_api(LP_CALL, glob);
+	return set_state_api(LPT_CALL, glob);
 }
 
-int lp_disable(const char *glob)
+int lpt_disable(const char *glob)
 {
-	return set_state_api(LP_NOP, glob);
+	return set_state_api(LPT_NOP, glob);
 }
 
-void lp_stats(struct lp_stats *st)
+void lpt_stats(struct lpt_stats *st)
 {
-	lp_lock();
-	*st = lp_st;
-	st->traps = lp_trap_count();
-	st->events = lp_trace_count();
-	st->dropped = lp_events_dropped();
-	st->sync = lp_sync_name();
-	lp_unlock();
+	lpt_lock();
+	*st = lpt_st;
+	st->traps = lpt_trap_count();
+	st->events = lpt_trace_count();
+	st->dropped = lpt_events_dropped();
+	st->recursed = lpt_events_recursed();
+	st->buffers = lpt_buffers();
+	st->sync = lpt_sync_name();
+	lpt_unlock();
 }

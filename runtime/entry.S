@@ -7,7 +7,7 @@
  * -mfentry, so such programs link too (their sites are refused: the
  * call is not at the entry, and the tracer could not find the caller).
  *
- * lp_tramp5 / lp_tramp6 are what an enabled 5- or 6-byte site calls.
+ * lpt_tramp5 / lpt_tramp6 are what an enabled 5- or 6-byte site calls.
  */
 	.text
 
@@ -36,7 +36,7 @@ mcount:
  * function expects at entry: rdi, rsi, rdx, rcx, r8, r9 (arguments),
  * rax (%al = vector registers used by a variadic call), r10 (static
  * chain of nested functions) and r11 (free, but cheap to keep).  Vector
- * registers are not saved: lp_record and all it calls are compiled with
+ * registers are not saved: lpt_record and all it calls are compiled with
  * -mgeneral-regs-only and call only system-call wrappers.  The stack is
  * realigned to 16 bytes for the C call, whatever the caller left.
  *
@@ -45,7 +45,7 @@ mcount:
  * across the call that brought us here (the return address already
  * overwrote it).  So pushing here, or in the int3 emulation, is safe.
  */
-	.macro	LP_TRAMP name, len
+	.macro	LPT_TRAMP name, len
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -70,7 +70,7 @@ mcount:
 	movq	8(%rbp), %rdi		/* function = return address - len */
 	subq	$\len, %rdi
 	movq	16(%rbp), %rsi		/* caller = its return address */
-	call	lp_record
+	call	lpt_record
 	leaq	-72(%rbp), %rsp		/* 9 registers saved below rbp */
 	popq	%r11
 	popq	%r10
@@ -88,17 +88,17 @@ mcount:
 	.size	\name, . - \name
 	.endm
 
-	LP_TRAMP lp_tramp5, 5
-	LP_TRAMP lp_tramp6, 6
+	LPT_TRAMP lpt_tramp5, 5
+	LPT_TRAMP lpt_tramp6, 6
 
 /*
  * Start-up hook.  A program pulls this object out of the archive
- * because it calls __fentry__; listing lp_autostart here pulls the rest
+ * because it calls __fentry__; listing lpt_autostart here pulls the rest
  * of the library with it and runs it before main.  A constructor
  * attribute in a C file would be dropped with its unreferenced object.
  */
 	.section .init_array, "aw"
 	.p2align 3
-	.quad	lp_autostart
+	.quad	lpt_autostart
 
 	.section .note.GNU-stack, "", @progbits

@@ -3,11 +3,12 @@
  * internal.h - what the files of liblptrace share.  Nothing here is
  * visible to the program: every symbol is hidden.
  */
-#ifndef LP_INTERNAL_H
-#define LP_INTERNAL_H
+#ifndef LPT_INTERNAL_H
+#define LPT_INTERNAL_H
 
-#include <errno.h>		/* program_invocation_short_name */
+#include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,89 +23,136 @@
  */
 #define notrace __attribute__((no_instrument_function))
 
-#define LP_PREFIX "lptrace: "
+/*
+ * Every message of the runtime: "lptrace: PROGRAM: " + @fmt + newline,
+ * on stderr, in one write.  Not async-signal-safe.
+ */
+void lpt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Events kept per thread: LPTRACE_BUFSIZE's default and range. */
+#define LPT_BUFSIZE_DEFAULT	(1ul << 18)
+#define LPT_BUFSIZE_MAX		(1ul << 28)	/* 8 GiB of address space */
+
+/*
+ * env.c: the environment's numbers and words, range-checked; a bad value
+ * gets a message naming the variable and the accepted range, and the
+ * default is used.
+ */
+unsigned long lpt_env_ulong(const char *name, unsigned long def,
+			    unsigned long min, unsigned long max);
+int lpt_env_word(const char *name, const char *const *words, int def);
+
+/* /proc/self/status field @key ("Threads", "Umask") as a number; -errno. */
+int lpt_status_field(const char *key, int base, long *val);
+char *lpt_read_proc_file(const char *path, size_t *lenp);
 
 /* What the bytes of a site currently hold. */
-enum lp_state {
-	LP_FENTRY,	/* call __fentry__, as linked */
-	LP_NOP,		/* our single NOP instruction */
-	LP_CALL,	/* call to the trampoline: traced */
-	LP_TRAP,	/* int3 + unknown tail: a rewrite failed half-way */
-	LP_REFUSED,	/* unexpected bytes: never touched */
+enum lpt_state {
+	LPT_FENTRY,	/* call __fentry__, as linked */
+	LPT_NOP,	/* our single NOP instruction */
+	LPT_CALL,	/* call to the trampoline: traced */
+	LPT_TRAP,	/* int3 + unknown tail: a rewrite failed half-way */
+	LPT_REFUSED,	/* unexpected bytes: never touched */
 };
 
-struct lp_site {
+/*
+ * `want` also says LPT_REFUSED while the bytes of an accepted site are
+ * not what we last wrote (a debugger's breakpoint): an int3 there is
+ * not ours, and the SIGTRAP handler passes it on.
+ */
+
+struct lpt_site {
 	uintptr_t addr;		/* first byte of the call instruction */
 	const char *name;	/* covering function, NULL if none known */
 	uint8_t len;		/* 5 or 6 */
-	uint8_t state;		/* enum lp_state */
+	uint8_t state;		/* enum lpt_state */
 	uint8_t want;		/* what the SIGTRAP handler emulates (atomic) */
 	uint8_t prot;		/* protection of the mapping (PROT_*) */
+	uint8_t foreign;	/* bytes not ours at the last check (reported) */
 };
 
 /* sites.c: the table, sorted, checked; lookups are signal-safe. */
-extern struct lp_site *lp_sites;
-extern size_t lp_nsites;
-int lp_sites_load(struct lp_stats *st);
-void lp_sites_name(void);
-struct lp_site *lp_site_find(uintptr_t addr);
-void lp_site_fill(const struct lp_site *s, enum lp_state to, uint8_t *buf);
+extern struct lpt_site *lpt_sites;
+extern size_t lpt_nsites;
+int lpt_sites_load(struct lpt_stats *st);
+void lpt_sites_name(void);
+struct lpt_site *lpt_site_find(uintptr_t addr);
+void lpt_site_fill(const struct lpt_site *s, enum lpt_state to, uint8_t *buf);
+/* What an enabled site of @len bytes calls (entry.S): the one choice. */
+uintptr_t lpt_tramp_for(unsigned int len);
 
 /* symtab.c: the program's function symbols, from /proc/self/exe. */
-int lp_symtab_load(void);
-const char *lp_symtab_lookup(uintptr_t addr, uintptr_t *off);
+int lpt_symtab_load(void);
+const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off);
 
 /* textpoke.c: rewrite live code safely (int3 protocol). */
-int lp_sync_init(const char *method);
-const char *lp_sync_name(void);
-int lp_poke_sites(struct lp_site **v, size_t n, enum lp_state to);
+int lpt_sync_init(void);
+const char *lpt_sync_name(void);
+int lpt_poke_sites(struct lpt_site **v, size_t n, enum lpt_state to,
+		   size_t *skipped);
 
 /* trap.c: the SIGTRAP handler that covers sites while an int3 sits there. */
-int lp_trap_install(void);
-int lp_trap_check(void);
-uint64_t lp_trap_count(void);
+int lpt_trap_install(void);
+int lpt_trap_check(void);
+uint64_t lpt_trap_count(void);
+int lpt_trap_is_ours(void);
+void lpt_trap_set_chain(const struct sigaction *act, struct sigaction *old);
+
+/* sigmask.c: the real sigaction, below the program's view of it. */
+int lpt_real_sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
 
 /* record.c: per-thread event buffers. */
-struct lp_event {
+struct lpt_event {
 	uint64_t tsc;
 	uintptr_t func;		/* site address of the traced function */
 	uintptr_t caller;	/* return address into its caller */
-	uint32_t cpu;
-	uint32_t pad;
+	uint32_t cpu;		/* LPT_CPU_UNKNOWN without RDTSCP */
+	pid_t tid;		/* the thread, whichever owned the buffer */
 };
 
-struct lp_tbuf {
-	struct lp_tbuf *next;	/* global list, pushed atomically */
-	pid_t tid;
-	char comm[16];
+struct lpt_tbuf {
+	struct lpt_tbuf *next;	/* global list, pushed atomically */
+	pid_t owner;		/* thread writing it; changed by CAS only */
+	char comm[16];		/* the owner's name when it took the buffer */
 	size_t cap;
 	size_t count;		/* written by the owner thread only (release) */
 	uint64_t dropped;
-	struct lp_event ev[];
+	struct lpt_event ev[];
 };
 
-void lp_record_setup(size_t events_per_thread);
-struct lp_tbuf *lp_tbuf_list(void);
-void lp_record(uintptr_t func, uintptr_t caller);
-uint64_t lp_clock_tsc(void);
-uint64_t lp_events_dropped(void);
+void lpt_record_setup(size_t events_per_thread);
+struct lpt_tbuf *lpt_tbuf_list(void);
+void lpt_record(uintptr_t func, uintptr_t caller);
+void lpt_record_forked(void);
+uint64_t lpt_events_dropped(void);
+uint64_t lpt_events_recursed(void);
+uint64_t lpt_buffers(void);
 
-/* output.c */
-void lp_clock_start(void);
+/*
+ * file.c: a file that appears whole or not at all (temp file, rename),
+ * created with the mode a plain open(O_CREAT, 0666) would give.
+ */
+struct lpt_file {
+	FILE *f;
+	char *tmp;
+	const char *path;
+};
+int lpt_file_open(struct lpt_file *o, const char *path);
+int lpt_file_commit(struct lpt_file *o, int err);
 
 /* entry.S: what enabled sites call, one per site length. */
-void lp_tramp5(void);
-void lp_tramp6(void);
+void lpt_tramp5(void);
+void lpt_tramp6(void);
 
 /* control.c: one lock for init, patching and writing */
-extern int lp_verbose;
-void lp_lock(void);
-void lp_unlock(void);
-uint64_t lp_now_ns(void);
+extern int lpt_verbose;
+void lpt_lock(void);
+void lpt_unlock(void);
 
 #pragma GCC visibility pop
 
 /* entry.S: what the program's sites call as linked (a plain return). */
 void __fentry__(void);
 
-#endif /* LP_INTERNAL_H */
+#endif /* LPT_INTERNAL_H */

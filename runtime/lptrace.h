@@ -12,13 +12,19 @@
  *   LPTRACE_FILTER=glob  trace the matching functions from the start
  *   LPTRACE_OUT=path     write the ftrace-style text trace at exit
  *   LPTRACE_JSON=path    write the Chrome trace-event JSON at exit
- *   LPTRACE_VERBOSE=1    print counts and timings on stderr
- *   LPTRACE_BUFSIZE=n    events kept per thread (default 262144)
- *   LPTRACE_SYNC=m       core sync: "sync_core" (default) or "expedited"
+ *   LPTRACE_VERBOSE=0|1  print counts and timings on stderr
+ *   LPTRACE_BUFSIZE=n    events kept per thread, 1 to 2^28 (default 2^18)
+ *   LPTRACE_SYNC=m       "sync_core" (default): membarrier SYNC_CORE when
+ *                        the kernel has it, else rewrite code only while
+ *                        one thread runs; "none": always the latter
+ * A bad value is named on stderr and the default used.
  *
  * All functions may be called from any thread while other threads run
- * the functions being patched; they are serialised against each other.
- * None of them may be called from a signal handler.
+ * the functions being patched; they are serialised against each other
+ * and against fork().  None of them may be called from a signal handler.
+ *
+ * The library also defines sigprocmask, pthread_sigmask, sigsuspend and
+ * sigaction, which keep SIGTRAP deliverable (see sigmask.c).
  */
 #ifndef LPTRACE_H
 #define LPTRACE_H
@@ -29,50 +35,69 @@
 extern "C" {
 #endif
 
-struct lp_stats {
+struct lpt_stats {
 	uint64_t sites;		/* distinct addresses in __mcount_loc */
 	uint64_t nopped;	/* call __fentry__ replaced by a NOP at init */
 	uint64_t already;	/* site already held our NOP (e.g. -mnop-mcount) */
 	uint64_t refused;	/* unexpected bytes or not in code: never written */
 	uint64_t enabled;	/* sites currently calling the tracer */
-	uint64_t init_ns;	/* time lp_init() took, table walk included */
+	uint64_t init_ns;	/* time lpt_init() took, table walk included */
 	uint64_t last_patch_ns;	/* time the last enable/disable took */
 	uint64_t last_patched;	/* sites the last enable/disable rewrote */
 	uint64_t traps;		/* int3 hits emulated by the SIGTRAP handler */
 	uint64_t events;	/* trace events recorded, all threads */
 	uint64_t dropped;	/* events lost because a thread buffer was full */
 	const char *sync;	/* core-sync method in use */
+	uint64_t recursed;	/* events lost: traced call inside the tracer */
+	uint64_t skipped;	/* sites left alone by the last enable/disable:
+				   bytes not ours (a debugger's breakpoint) */
+	uint64_t buffers;	/* per-thread event buffers mapped (reused
+				   after their thread exits) */
 };
 
 /*
  * Walk the table, check every site and NOP it.  Idempotent; returns 0,
  * or a negative errno when the process cannot patch itself (no
  * membarrier, text not writable).  Refused sites are reported on stderr
- * and do not make lp_init() fail.
+ * and do not make lpt_init() fail.
  */
-int lp_init(void);
+int lpt_init(void);
 
 /*
  * Trace (enable) or stop tracing (disable) the functions whose name
  * matches @glob (fnmatch(3)); NULL or "*" means every site, including
  * sites in code that has no symbol.  Returns the number of matching
- * sites, now all in the requested state, or a negative errno.
+ * sites now in the requested state, or a negative errno.  A site whose
+ * bytes are not what the runtime last wrote (a debugger's breakpoint) is
+ * left alone, reported once and not counted; later calls retry it.
  */
-int lp_enable(const char *glob);
-int lp_disable(const char *glob);
+int lpt_enable(const char *glob);
+int lpt_disable(const char *glob);
 
-void lp_stats(struct lp_stats *st);
+void lpt_stats(struct lpt_stats *st);
 
 /* Number of trace events recorded so far, all threads together. */
-uint64_t lp_trace_count(void);
+uint64_t lpt_trace_count(void);
 
 /*
  * Write the events recorded so far: ftrace-like text or Chrome
  * trace-event JSON (opens in Perfetto / chrome://tracing).  The file is
  * written next to @path and renamed into place.  0 or a negative errno.
  */
-int lp_write_text(const char *path);
-int lp_write_json(const char *path);
+int lpt_write_text(const char *path);
+int lpt_write_json(const char *path);
+
+/*
+ * The names before the runtime took its own prefix (lp_ is linkpass's).
+ * Kept so that existing callers build unchanged; new code uses lpt_.
+ */
+#define lp_stats	lpt_stats
+#define lp_init		lpt_init
+#define lp_enable	lpt_enable
+#define lp_disable	lpt_disable
+#define lp_trace_count	lpt_trace_count
+#define lp_write_text	lpt_write_text
+#define lp_write_json	lpt_write_json
 
 #ifdef __cplusplus
 }

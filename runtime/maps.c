@@ -14,66 +14,24 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "maps.h"
 
-/* Read a whole /proc file; its size is unknown until read. */
-static char *read_proc_file(const char *path, size_t *lenp)
-{
-	size_t cap = 16384, len = 0;
-	char *buf, *nbuf;
-	ssize_t r;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap + 1);
-	if (!buf)
-		goto out_close;
-	for (;;) {
-		if (len == cap) {
-			nbuf = realloc(buf, cap * 2 + 1);
-			if (!nbuf)
-				goto out_free;
-			buf = nbuf;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto out_free;
-		if (r == 0)
-			break;
-		len += r;
-	}
-	buf[len] = '\0';
-	*lenp = len;
-	close(fd);
-	return buf;
-
-out_free:
-	free(buf);
-out_close:
-	close(fd);
-	return NULL;
-}
-
 /* Parse "start-end perms ..." lines; keep the executable ones. */
-int lp_maps_load(struct lp_maps *m)
+int lpt_maps_load(struct lpt_maps *m)
 {
 	char *buf, *line, *next, *end;
-	struct lp_map *nv;
+	struct lpt_map *nv;
 	size_t len, cap = 0;
 	int err = 0;
 
 	m->v = NULL;
 	m->n = 0;
-	buf = read_proc_file("/proc/self/maps", &len);
+	buf = lpt_read_proc_file("/proc/self/maps", &len);
 	if (!buf)
 		return -errno;
 	for (line = buf; *line; line = next) {
-		struct lp_map map;
+		struct lpt_map map;
 		unsigned long start, stop;
 
 		next = strchr(line, '\n');
@@ -116,7 +74,7 @@ out_free:
 }
 
 /* The executable mapping holding @addr; the kernel lists them sorted. */
-const struct lp_map *lp_maps_find(const struct lp_maps *m, uintptr_t addr)
+const struct lpt_map *lpt_maps_find(const struct lpt_maps *m, uintptr_t addr)
 {
 	size_t lo = 0, hi = m->n;
 
@@ -133,7 +91,7 @@ const struct lp_map *lp_maps_find(const struct lp_maps *m, uintptr_t addr)
 	return NULL;
 }
 
-void lp_maps_free(struct lp_maps *m)
+void lpt_maps_free(struct lpt_maps *m)
 {
 	free(m->v);
 	m->v = NULL;

@@ -1,27 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* maps.h - executable mappings of this process (see maps.c). */
-#ifndef LP_MAPS_H
-#define LP_MAPS_H
+#ifndef LPT_MAPS_H
+#define LPT_MAPS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
 
-struct lp_map {
+struct lpt_map {
 	uintptr_t start, end;	/* [start, end) */
 	int prot;		/* PROT_* as mapped */
 };
 
-struct lp_maps {
-	struct lp_map *v;	/* sorted by address */
+struct lpt_maps {
+	struct lpt_map *v;	/* sorted by address */
 	size_t n;
 };
 
-int lp_maps_load(struct lp_maps *m);
-const struct lp_map *lp_maps_find(const struct lp_maps *m, uintptr_t addr);
-void lp_maps_free(struct lp_maps *m);
+int lpt_maps_load(struct lpt_maps *m);
+const struct lpt_map *lpt_maps_find(const struct lpt_maps *m, uintptr_t addr);
+void lpt_maps_free(struct lpt_maps *m);
 
 #pragma GCC visibility pop
 
-#endif /* LP_MAPS_H */
+#endif /* LPT_MAPS_H */

@@ -27,14 +27,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "x86-insn.h"
+
 #define NB_SLOT		64	/* bytes per function, one cache line */
-#define NB_ENTRY_MAX	5
+#define NB_ENTRY_MAX	X86_CALL_LEN
 
 /* lea 0x1(%rdi),%eax; ret */
 static const uint8_t nb_body[] = { 0x8d, 0x47, 0x01, 0xc3 };
 static const uint8_t nb_ret[] = { 0xc3 };
-#define NB_OP_CALL	0xe8
-#define NB_OP_INT3	0xcc	/* fills bytes jumped over: never run */
+/* int3 fills the bytes a variant jumps over: never run. */
 
 struct variant {
 	const char *name;
@@ -47,17 +48,16 @@ struct variant {
 
 static struct variant variants[] = {
 	{ "empty",		{ 0 }, 0, 0, NULL, NULL },
-	{ "jmp +3 (2 bytes)",	{ 0xeb, 0x03, NB_OP_INT3, NB_OP_INT3,
-				  NB_OP_INT3 }, 5, 0, NULL, NULL },
+	{ "jmp +3 (2 bytes)",	{ 0xeb, 0x03, X86_OP_INT3, X86_OP_INT3,
+				  X86_OP_INT3 }, 5, 0, NULL, NULL },
 	{ "jmp +0 (5 bytes)",	{ 0xe9, 0x00, 0x00, 0x00, 0x00 },
 				  5, 0, NULL, NULL },
 	{ "3+2 NOPs",		{ 0x66, 0x66, 0x90, 0x66, 0x90 },
 				  5, 0, NULL, NULL },
 	{ "66 66 66 66 90",	{ 0x66, 0x66, 0x66, 0x66, 0x90 },
 				  5, 0, NULL, NULL },
-	{ "0f 1f 44 00 00",	{ 0x0f, 0x1f, 0x44, 0x00, 0x00 },
-				  5, 0, NULL, NULL },
-	{ "call mcount (ret)",	{ NB_OP_CALL }, 5, 1, NULL, NULL },
+	{ "0f 1f 44 00 00",	X86_NOP5_BYTES, X86_CALL_LEN, 0, NULL, NULL },
+	{ "call mcount (ret)",	{ X86_OP_CALL }, X86_CALL_LEN, 1, NULL, NULL },
 };
 
 #define NB_NVARIANTS (sizeof(variants) / sizeof(variants[0]))
@@ -72,7 +72,7 @@ static int build_code(void)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED)
 		return -errno;
-	memset(code, NB_OP_INT3, size);
+	memset(code, X86_OP_INT3, size);
 	mcount = code + NB_NVARIANTS * NB_SLOT;
 	memcpy(mcount, nb_ret, sizeof(nb_ret));
 	for (i = 0; i < NB_NVARIANTS; i++) {

@@ -6,8 +6,8 @@
  *
  * Other threads may go on recording while we write: each buffer is read
  * up to the count loaded (acquire) at the start; later events are left
- * for the next write.  Files are written next to the target and renamed
- * into place, so a failed write leaves the old file untouched.
+ * for the next write.  Files are written through file.c: whole or not
+ * at all.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,86 +19,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "internal.h"
 
-/* Shortest span used to relate TSC ticks to nanoseconds. */
-#define LP_CALIBRATE_NS	20000000ull
-
-struct lp_clock {
-	uint64_t tsc0, ns0;	/* taken at lp_init() */
-	uint64_t tsc1, ns1;	/* taken when writing */
-};
-
 /* One thread's events as seen by this write. */
-struct lp_cursor {
-	const struct lp_tbuf *b;
+struct lpt_cursor {
+	const struct lpt_tbuf *b;
 	size_t i, n;
 	char comm[17];
 };
 
-struct lp_snapshot {
-	struct lp_cursor *c;
+struct lpt_snapshot {
+	struct lpt_cursor *c;
 	size_t nthreads;
-	struct lp_clock clk;
+	struct lpt_clock clk;
 };
 
-struct lp_out {
-	FILE *f;
-	char *tmp;
-	const char *path;
-};
-
-static struct lp_clock lp_base;
-
-/* control.c calls this at init: the first calibration point. */
-void lp_clock_start(void)
-{
-	lp_base.ns0 = lp_now_ns();
-	lp_base.tsc0 = lp_clock_tsc();
-}
-
-/* Second point, at least LP_CALIBRATE_NS after the first. */
-static void clock_finish(struct lp_clock *clk)
-{
-	struct timespec ts;
-	uint64_t left;
-
-	if (!lp_base.ns0)		/* written without lp_init() */
-		lp_clock_start();
-	*clk = lp_base;
-	left = lp_now_ns() - clk->ns0;
-	if (left < LP_CALIBRATE_NS) {
-		left = LP_CALIBRATE_NS - left;
-		ts.tv_sec = left / 1000000000ull;
-		ts.tv_nsec = left % 1000000000ull;
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	}
-	clk->ns1 = lp_now_ns();
-	clk->tsc1 = lp_clock_tsc();
-}
-
-/* CLOCK_MONOTONIC nanoseconds of a TSC value, by linear interpolation. */
-static uint64_t tsc_ns(const struct lp_clock *clk, uint64_t tsc)
-{
-	unsigned __int128 span = clk->ns1 - clk->ns0;
-	uint64_t ticks = clk->tsc1 - clk->tsc0;
-
-	if (!ticks)
-		return clk->ns0;
-	if (tsc >= clk->tsc0)
-		return clk->ns0 + (uint64_t)(span * (tsc - clk->tsc0) / ticks);
-	return clk->ns0 - (uint64_t)(span * (clk->tsc0 - tsc) / ticks);
-}
-
-static void thread_comm(struct lp_cursor *c)
+static void thread_comm(struct lpt_cursor *c)
 {
 	char path[64];
 	ssize_t r;
 	int fd;
 
 	/* The name may have changed since the first event: ask again. */
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", c->b->tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", c->b->owner);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	r = fd < 0 ? -1 : read(fd, c->comm, sizeof(c->comm) - 1);
 	if (fd >= 0)
@@ -114,9 +58,9 @@ static void thread_comm(struct lp_cursor *c)
 		strcpy(c->comm, "<...>");
 }
 
-static int snapshot_take(struct lp_snapshot *s)
+static int snapshot_take(struct lpt_snapshot *s)
 {
-	const struct lp_tbuf *b, *head = lp_tbuf_list();
+	const struct lpt_tbuf *b, *head = lpt_tbuf_list();
 	size_t i = 0;
 
 	s->nthreads = 0;
@@ -131,17 +75,17 @@ static int snapshot_take(struct lp_snapshot *s)
 		thread_comm(&s->c[i]);
 	}
 	s->nthreads = i;
-	clock_finish(&s->clk);
-	lp_sites_name();
+	lpt_clock_finish(&s->clk);
+	lpt_sites_name();
 	return 0;
 }
 
-uint64_t lp_trace_count(void)
+uint64_t lpt_trace_count(void)
 {
-	const struct lp_tbuf *b;
+	const struct lpt_tbuf *b;
 	uint64_t n = 0;
 
-	for (b = lp_tbuf_list(); b; b = b->next)
+	for (b = lpt_tbuf_list(); b; b = b->next)
 		n += __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
 	return n;
 }
@@ -149,7 +93,7 @@ uint64_t lp_trace_count(void)
 /* Name of a traced function: its site's name. */
 static const char *func_name(uintptr_t site, char *buf, size_t size)
 {
-	const struct lp_site *s = lp_site_find(site);
+	const struct lpt_site *s = lpt_site_find(site);
 
 	if (s && s->name)
 		return s->name;
@@ -168,7 +112,7 @@ static const char *caller_name(uintptr_t ret, char *buf, size_t size)
 	uintptr_t off;
 	Dl_info info;
 
-	name = lp_symtab_lookup(ret - 1, &off);
+	name = lpt_symtab_lookup(ret - 1, &off);
 	if (name)
 		return name;
 	if (dladdr((void *)(ret - 1), &info) && info.dli_sname)
@@ -177,63 +121,17 @@ static const char *caller_name(uintptr_t ret, char *buf, size_t size)
 	return buf;
 }
 
-static int out_open(struct lp_out *o, const char *path)
-{
-	int fd;
-
-	o->path = path;
-	o->tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
-	if (!o->tmp)
-		return -ENOMEM;
-	sprintf(o->tmp, "%s.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0)
-		goto out_err;
-	fchmod(fd, 0644);
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		goto out_err;
-	}
-	return 0;
-
-out_err:
-	fprintf(stderr, LP_PREFIX "%s: %s: %s\n",
-		program_invocation_short_name, path, strerror(errno));
-	free(o->tmp);
-	return -errno;
-}
-
-static int out_close(struct lp_out *o, int err)
-{
-	if (fflush(o->f) || ferror(o->f))
-		err = err ? err : -errno;
-	if (fclose(o->f) && !err)
-		err = -errno;
-	if (!err && rename(o->tmp, o->path))
-		err = -errno;
-	if (err) {
-		fprintf(stderr, LP_PREFIX "%s: %s: %s\n",
-			program_invocation_short_name, o->path,
-			strerror(-err));
-		unlink(o->tmp);
-	}
-	free(o->tmp);
-	return err;
-}
-
 /* Min-heap of cursors keyed by their next event's TSC. */
-static uint64_t key(const struct lp_cursor *c)
+static uint64_t key(const struct lpt_cursor *c)
 {
 	return c->b->ev[c->i].tsc;
 }
 
-static void heap_down(struct lp_cursor **h, size_t n, size_t i)
+static void heap_down(struct lpt_cursor **h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
-		struct lp_cursor *t;
+		struct lpt_cursor *t;
 
 		if (l < n && key(h[l]) < key(h[m]))
 			m = l;
@@ -248,28 +146,30 @@ static void heap_down(struct lp_cursor **h, size_t n, size_t i)
 	}
 }
 
-static void text_event(FILE *f, const struct lp_cursor *c,
-		       const struct lp_clock *clk)
+static void text_event(FILE *f, const struct lpt_cursor *c,
+		       const struct lpt_clock *clk)
 {
-	const struct lp_event *e = &c->b->ev[c->i];
+	const struct lpt_event *e = &c->b->ev[c->i];
 	char fbuf[32], cbuf[32], cpu[12];
-	uint64_t ns = tsc_ns(clk, e->tsc);
+	uint64_t ns = lpt_tsc_ns(clk, e->tsc);
+	/* The buffer's name is its owner's: older events get ftrace's "<...>". */
+	const char *comm = e->tid == c->b->owner ? c->comm : "<...>";
 
-	if (e->cpu == 0xffffffffu)
+	if (e->cpu == LPT_CPU_UNKNOWN)
 		strcpy(cpu, "???");
 	else
 		snprintf(cpu, sizeof(cpu), "%03u", e->cpu);
 	fprintf(f, "%16.16s-%-7d [%s] %6llu.%06llu: %s <-%s\n",
-		c->comm, c->b->tid, cpu,
+		comm, e->tid, cpu,
 		(unsigned long long)(ns / 1000000000ull),
 		(unsigned long long)(ns / 1000 % 1000000ull),
 		func_name(e->func, fbuf, sizeof(fbuf)),
 		caller_name(e->caller, cbuf, sizeof(cbuf)));
 }
 
-static int write_text(FILE *f, struct lp_snapshot *s)
+static int write_text(FILE *f, struct lpt_snapshot *s)
 {
-	struct lp_cursor **h;
+	struct lpt_cursor **h;
 	size_t i, n = 0;
 	uint64_t total = 0;
 
@@ -284,7 +184,7 @@ static int write_text(FILE *f, struct lp_snapshot *s)
 	fprintf(f, "# tracer: function (lptrace)\n#\n");
 	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
 		(unsigned long long)total,
-		(unsigned long long)(total + lp_events_dropped()),
+		(unsigned long long)(total + lpt_events_dropped()),
 		sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
 	fprintf(f, "#              | |         |         |         |\n");
@@ -330,7 +230,7 @@ static void json_meta(FILE *f, const char *what, int pid, int tid,
  * entries only, so there is no duration to draw.  "ts" is in
  * microseconds, with the nanoseconds as a fraction.
  */
-static int write_json(FILE *f, struct lp_snapshot *s)
+static int write_json(FILE *f, struct lpt_snapshot *s)
 {
 	char fbuf[32], cbuf[32];
 	int pid = getpid();
@@ -339,20 +239,20 @@ static int write_json(FILE *f, struct lp_snapshot *s)
 	fputs("{\"traceEvents\":[\n", f);
 	json_meta(f, "process_name", pid, pid, program_invocation_short_name);
 	for (t = 0; t < s->nthreads; t++) {
-		const struct lp_cursor *c = &s->c[t];
+		const struct lpt_cursor *c = &s->c[t];
 
-		json_meta(f, "thread_name", pid, c->b->tid, c->comm);
+		json_meta(f, "thread_name", pid, c->b->owner, c->comm);
 		for (i = 0; i < c->n; i++) {
-			const struct lp_event *e = &c->b->ev[i];
-			uint64_t ns = tsc_ns(&s->clk, e->tsc);
+			const struct lpt_event *e = &c->b->ev[i];
+			uint64_t ns = lpt_tsc_ns(&s->clk, e->tsc);
 
 			fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"function\",\"name\":", f);
 			json_string(f, func_name(e->func, fbuf, sizeof(fbuf)));
 			fprintf(f, ",\"ts\":%llu.%03llu,\"pid\":%d,\"tid\":%d,\"args\":{\"caller\":",
 				(unsigned long long)(ns / 1000),
-				(unsigned long long)(ns % 1000), pid, c->b->tid);
+				(unsigned long long)(ns % 1000), pid, e->tid);
 			json_string(f, caller_name(e->caller, cbuf, sizeof(cbuf)));
-			if (e->cpu != 0xffffffffu)
+			if (e->cpu != LPT_CPU_UNKNOWN)
 				fprintf(f, ",\"cpu\":%u", e->cpu);
 			fputs("}},\n", f);
 		}
@@ -365,36 +265,36 @@ static int write_json(FILE *f, struct lp_snapshot *s)
 }
 
 static int write_file(const char *path,
-		      int (*fn)(FILE *f, struct lp_snapshot *s))
+		      int (*fn)(FILE *f, struct lpt_snapshot *s))
 {
-	struct lp_snapshot snap;
-	struct lp_out out;
+	struct lpt_snapshot snap;
+	struct lpt_file out;
 	int err;
 
 	if (!path)
 		return -EINVAL;
-	lp_lock();
+	lpt_lock();
 	err = snapshot_take(&snap);
 	if (err)
 		goto out_unlock;
-	err = out_open(&out, path);
+	err = lpt_file_open(&out, path);
 	if (err)
 		goto out_free_snap;
-	err = out_close(&out, fn(out.f, &snap));
+	err = lpt_file_commit(&out, fn(out.f, &snap));
 
 out_free_snap:
 	free(snap.c);
 out_unlock:
-	lp_unlock();
+	lpt_unlock();
 	return err;
 }
 
-int lp_write_text(const char *path)
+int lpt_write_text(const char *path)
 {
 	return write_file(path, write_text);
 }
 
-int lp_write_json(const char *path)
+int lpt_write_json(const char *path)
 {
 	return write_file(path, write_json);
 }

@@ -18,10 +18,10 @@ AR	?= ar
 
 RT_NOTRACE_FLAGS := -pg -mfentry -mrecord-mcount -mnop-mcount -finstrument-functions
 RT_CFLAGS := $(filter-out $(RT_NOTRACE_FLAGS),$(CFLAGS)) $(WFLAGS) \
-	     -std=gnu11 -D_GNU_SOURCE -fPIC
+	     -std=gnu11 -D_GNU_SOURCE -fPIC -Iinclude
 
 RT_LIB_SRCS := $(filter-out runtime/nopbench.c,$(wildcard runtime/*.c))
-RT_HDRS := $(wildcard runtime/*.h)
+RT_HDRS := $(wildcard runtime/*.h include/*.h)
 RT_OBJS := $(patsubst runtime/%.c,build/runtime/%.o,$(RT_LIB_SRCS)) \
 	   build/runtime/entry.o
 
@@ -43,7 +43,7 @@ runtime/liblptrace.a: $(RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(RT_OBJS)
 
-runtime/nopbench: runtime/nopbench.c runtime/runtime.mk
+runtime/nopbench: runtime/nopbench.c include/x86-insn.h runtime/runtime.mk
 	$(CC) $(RT_CFLAGS) -o $@ $<
 
 runtime-clean:

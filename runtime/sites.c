@@ -15,43 +15,45 @@
 #include "arch-x86_64.h"
 #include "internal.h"
 #include "maps.h"
+#include "mcount-table.h"
 
 /*
- * The table's bounds.  The linker defines __start_/__stop_ for a section
- * named like a C identifier; a kernel-style linker script defines the
- * kernel's names instead.  Weak, so a program without a table (or with
- * the other pair) still links.
+ * The table's bounds, by the names of include/mcount-table.h (the
+ * linker's pair for a section named like a C identifier, or the
+ * kernel's).  Weak, so a program without a table (or with the other
+ * pair) still links.
  */
-extern const char __start___mcount_loc[] __attribute__((weak));
-extern const char __stop___mcount_loc[] __attribute__((weak));
-extern const char __start_mcount_loc[] __attribute__((weak));
-extern const char __stop_mcount_loc[] __attribute__((weak));
+#define LPT_WEAK_SYM(sym, name) \
+	extern const char sym[] __asm__(name) __attribute__((weak))
+LPT_WEAK_SYM(lpt_linker_start, MCOUNT_LINKER_START);
+LPT_WEAK_SYM(lpt_linker_stop, MCOUNT_LINKER_STOP);
+LPT_WEAK_SYM(lpt_kernel_start, MCOUNT_KERNEL_START);
+LPT_WEAK_SYM(lpt_kernel_stop, MCOUNT_KERNEL_STOP);
 
 /* Entries are 8-byte addresses, relocated by ld.so in a PIE. */
-#define LP_ENTRY_SIZE	8
+#define LPT_ENTRY_SIZE	8
 
 /* Refusals beyond this many are counted, not listed. */
-#define LP_REFUSE_REPORT_MAX	20
+#define LPT_REFUSE_REPORT_MAX	20
 
-struct lp_site *lp_sites;
-size_t lp_nsites;
+struct lpt_site *lpt_sites;
+size_t lpt_nsites;
 
 static int table_bounds(const char **start, const char **stop)
 {
-	if (__start___mcount_loc && __stop___mcount_loc) {
-		*start = __start___mcount_loc;
-		*stop = __stop___mcount_loc;
-	} else if (__start_mcount_loc && __stop_mcount_loc) {
-		*start = __start_mcount_loc;
-		*stop = __stop_mcount_loc;
+	if (lpt_linker_start && lpt_linker_stop) {
+		*start = lpt_linker_start;
+		*stop = lpt_linker_stop;
+	} else if (lpt_kernel_start && lpt_kernel_stop) {
+		*start = lpt_kernel_start;
+		*stop = lpt_kernel_stop;
 	} else {
 		*start = *stop = NULL;
 		return 0;
 	}
-	if (*stop < *start || (*stop - *start) % LP_ENTRY_SIZE) {
-		fprintf(stderr, LP_PREFIX "%s: __mcount_loc: size %td is not a multiple of %d\n",
-			program_invocation_short_name, *stop - *start,
-			LP_ENTRY_SIZE);
+	if (*stop < *start || (*stop - *start) % LPT_ENTRY_SIZE) {
+		lpt_msg(MCOUNT_SECTION ": size %td is not a multiple of %d",
+			*stop - *start, LPT_ENTRY_SIZE);
 		return -EINVAL;
 	}
 	return 0;
@@ -71,14 +73,14 @@ static int cmp_addr(const void *a, const void *b)
  */
 static uintptr_t *table_read(const char *start, const char *stop, size_t *np)
 {
-	size_t i, j, n = (stop - start) / LP_ENTRY_SIZE;
+	size_t i, j, n = (stop - start) / LPT_ENTRY_SIZE;
 	uintptr_t *v;
 
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	for (i = 0; i < n; i++)
-		memcpy(&v[i], start + i * LP_ENTRY_SIZE, sizeof(v[i]));
+		memcpy(&v[i], start + i * LPT_ENTRY_SIZE, sizeof(v[i]));
 	qsort(v, n, sizeof(*v), cmp_addr);
 	for (i = j = 0; i < n; i++)
 		if (!j || v[j - 1] != v[i])
@@ -87,26 +89,25 @@ static uintptr_t *table_read(const char *start, const char *stop, size_t *np)
 	return v;
 }
 
-static void report_refused(const struct lp_site *s, const uint8_t *bytes,
+static void report_refused(const struct lpt_site *s, const uint8_t *bytes,
 			   size_t avail, const char *why)
 {
 	uintptr_t off = 0;
 	const char *name;
-	char hex[3 * LP_SITE_MAX + 1] = "";
+	char hex[3 * LPT_SITE_MAX + 1] = "";
 	size_t i, show;
 
-	lp_symtab_load();
-	name = lp_symtab_lookup(s->addr, &off);
+	lpt_symtab_load();
+	name = lpt_symtab_lookup(s->addr, &off);
 	/* The length of a refused site is unknown: show all that was read. */
-	show = avail < LP_SITE_MAX ? avail : LP_SITE_MAX;
+	show = avail < LPT_SITE_MAX ? avail : LPT_SITE_MAX;
 	for (i = 0; i < show; i++)
 		sprintf(hex + 3 * i, "%02x ", bytes[i]);
 	if (show)
 		hex[3 * show - 1] = '\0';
-	fprintf(stderr, LP_PREFIX "%s: site %#lx (%s+0x%lx): %s%s%s; not patched\n",
-		program_invocation_short_name, (unsigned long)s->addr,
-		name ? name : "?", (unsigned long)off, why,
-		show ? ": " : "", hex);
+	lpt_msg("site %#lx (%s+0x%lx): %s%s%s; not patched",
+		(unsigned long)s->addr, name ? name : "?", (unsigned long)off,
+		why, show ? ": " : "", hex);
 }
 
 /*
@@ -114,16 +115,16 @@ static void report_refused(const struct lp_site *s, const uint8_t *bytes,
  * to our __fentry__ (or our own NOP, left by an earlier run or by
  * -mnop-mcount) is accepted.  Everything else is refused.
  */
-static void check_site(struct lp_site *s, const struct lp_maps *maps,
-		       struct lp_stats *st)
+static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
+		       struct lpt_stats *st)
 {
-	uint8_t bytes[LP_SITE_MAX] = { 0 };
-	const struct lp_map *m = lp_maps_find(maps, s->addr);
+	uint8_t bytes[LPT_SITE_MAX] = { 0 };
+	const struct lpt_map *m = lpt_maps_find(maps, s->addr);
 	const char *why;
 	size_t avail = 0;
 	unsigned int len;
 
-	s->state = LP_REFUSED;
+	s->state = LPT_REFUSED;
 	if (!m) {
 		why = "not in an executable mapping";
 		goto refuse;
@@ -132,56 +133,57 @@ static void check_site(struct lp_site *s, const struct lp_maps *maps,
 		why = "mapping is execute-only, cannot check";
 		goto refuse;
 	}
-	avail = m->end - s->addr < LP_SITE_MAX ? m->end - s->addr : LP_SITE_MAX;
+	avail = m->end - s->addr < LPT_SITE_MAX ? m->end - s->addr : LPT_SITE_MAX;
 	memcpy(bytes, (const void *)s->addr, avail);
 	s->prot = m->prot;
 
-	len = lp_match_call(bytes, s->addr, (uintptr_t)__fentry__);
+	len = lpt_match_call(bytes, s->addr, (uintptr_t)__fentry__);
 	if (len && len <= avail) {
 		s->len = len;
-		s->state = LP_FENTRY;
+		s->state = LPT_FENTRY;
 		return;
 	}
-	len = lp_match_nop(bytes);
+	len = lpt_match_nop(bytes);
 	if (len && len <= avail) {
 		s->len = len;
-		s->state = LP_NOP;
+		s->state = LPT_NOP;
 		st->already++;
 		return;
 	}
 	why = "unexpected bytes, expected call __fentry__";
 refuse:
-	if (st->refused < LP_REFUSE_REPORT_MAX)
+	if (st->refused < LPT_REFUSE_REPORT_MAX)
 		report_refused(s, bytes, avail, why);
 	st->refused++;
 }
 
-/* Load and check the table; publishes lp_sites for the trap handler. */
-int lp_sites_load(struct lp_stats *st)
+/* Load and check the table; publishes lpt_sites for the trap handler. */
+int lpt_sites_load(struct lpt_stats *st)
 {
 	const char *start, *stop;
-	struct lp_site *sites;
-	struct lp_maps maps;
+	struct lpt_site *sites;
+	struct lpt_maps maps;
 	uintptr_t *addrs;
 	size_t i, n;
 	int err;
 
+	/* Loaded by an earlier, failed init: its sites may hold int3 now. */
+	if (lpt_sites)
+		return 0;
 	err = table_bounds(&start, &stop);
 	if (err)
 		return err;
 	if (!start) {
-		if (lp_verbose)
-			fprintf(stderr, LP_PREFIX "%s: no __mcount_loc table\n",
-				program_invocation_short_name);
+		if (lpt_verbose)
+			lpt_msg("no " MCOUNT_SECTION " table");
 		return 0;
 	}
 	addrs = table_read(start, stop, &n);
 	if (!addrs)
 		return -ENOMEM;
-	err = lp_maps_load(&maps);
+	err = lpt_maps_load(&maps);
 	if (err) {
-		fprintf(stderr, LP_PREFIX "%s: /proc/self/maps: %s\n",
-			program_invocation_short_name, strerror(-err));
+		lpt_msg("/proc/self/maps: %s", strerror(-err));
 		goto out_free_addrs;
 	}
 	sites = calloc(n ? n : 1, sizeof(*sites));
@@ -194,40 +196,39 @@ int lp_sites_load(struct lp_stats *st)
 		check_site(&sites[i], &maps, st);
 		sites[i].want = sites[i].state;
 	}
-	if (st->refused > LP_REFUSE_REPORT_MAX)
-		fprintf(stderr, LP_PREFIX "%s: ... and %llu more sites refused\n",
-			program_invocation_short_name,
-			(unsigned long long)(st->refused - LP_REFUSE_REPORT_MAX));
+	if (st->refused > LPT_REFUSE_REPORT_MAX)
+		lpt_msg("... and %llu more sites refused",
+			(unsigned long long)(st->refused - LPT_REFUSE_REPORT_MAX));
 	st->sites = n;
-	lp_nsites = n;
-	__atomic_store_n(&lp_sites, sites, __ATOMIC_RELEASE);
+	lpt_nsites = n;
+	__atomic_store_n(&lpt_sites, sites, __ATOMIC_RELEASE);
 
 out_free_maps:
-	lp_maps_free(&maps);
+	lpt_maps_free(&maps);
 out_free_addrs:
 	free(addrs);
 	return err;
 }
 
 /* Attach function names; needs the symbol table, so done on demand. */
-void lp_sites_name(void)
+void lpt_sites_name(void)
 {
 	static int named;
 	uintptr_t off;
 	size_t i;
 
-	if (named || lp_symtab_load())
+	if (named || lpt_symtab_load())
 		return;
-	for (i = 0; i < lp_nsites; i++)
-		lp_sites[i].name = lp_symtab_lookup(lp_sites[i].addr, &off);
+	for (i = 0; i < lpt_nsites; i++)
+		lpt_sites[i].name = lpt_symtab_lookup(lpt_sites[i].addr, &off);
 	named = 1;
 }
 
 /* Binary search; async-signal-safe (reads only, no allocation). */
-notrace struct lp_site *lp_site_find(uintptr_t addr)
+notrace struct lpt_site *lpt_site_find(uintptr_t addr)
 {
-	struct lp_site *v = __atomic_load_n(&lp_sites, __ATOMIC_ACQUIRE);
-	size_t lo = 0, hi = v ? lp_nsites : 0;
+	struct lpt_site *v = __atomic_load_n(&lpt_sites, __ATOMIC_ACQUIRE);
+	size_t lo = 0, hi = v ? lpt_nsites : 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -243,21 +244,26 @@ notrace struct lp_site *lp_site_find(uintptr_t addr)
 }
 
 /* The bytes that put site @s into state @to. */
-void lp_site_fill(const struct lp_site *s, enum lp_state to, uint8_t *buf)
+void lpt_site_fill(const struct lpt_site *s, enum lpt_state to, uint8_t *buf)
 {
 	uintptr_t target;
 
 	switch (to) {
-	case LP_NOP:
-		memcpy(buf, lp_nop_bytes(s->len), s->len);
+	case LPT_NOP:
+		memcpy(buf, lpt_nop_bytes(s->len), s->len);
 		return;
-	case LP_CALL:
-		target = (uintptr_t)(s->len == 6 ? lp_tramp6 : lp_tramp5);
+	case LPT_CALL:
+		target = lpt_tramp_for(s->len);
 		break;
 	default:
 		target = (uintptr_t)__fentry__;
 		break;
 	}
 	/* In range: checked when the site was accepted, same image. */
-	lp_make_call(buf, s->len, s->addr, target);
+	lpt_make_call(buf, s->len, s->addr, target);
+}
+
+notrace uintptr_t lpt_tramp_for(unsigned int len)
+{
+	return (uintptr_t)(len == X86_CALL_ADDR32_LEN ? lpt_tramp6 : lpt_tramp5);
 }

@@ -20,9 +20,9 @@
 
 #include "internal.h"
 
-#define LP_EXE "/proc/self/exe"
+#define LPT_EXE "/proc/self/exe"
 
-struct lp_func {
+struct lpt_func {
 	uintptr_t addr;		/* run-time address (load bias applied) */
 	uint64_t size;
 	const char *name;
@@ -32,7 +32,7 @@ struct lp_func {
 static struct {
 	int loaded;
 	int err;
-	struct lp_func *v;
+	struct lpt_func *v;
 	size_t n;
 } symtab;
 
@@ -60,7 +60,7 @@ static int bind_rank(unsigned char bind)
 
 static int cmp_func(const void *a, const void *b)
 {
-	const struct lp_func *x = a, *y = b;
+	const struct lpt_func *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
@@ -139,7 +139,7 @@ static int load(void)
 	char *base;
 	int fd, err;
 
-	fd = open(LP_EXE, O_RDONLY | O_CLOEXEC);
+	fd = open(LPT_EXE, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &stb)) {
@@ -179,16 +179,15 @@ out_close:
 }
 
 /* Load once; later calls return the first result.  Caller holds the lock. */
-int lp_symtab_load(void)
+int lpt_symtab_load(void)
 {
 	if (symtab.loaded)
 		return symtab.err;
 	symtab.loaded = 1;
 	symtab.err = load();
 	if (symtab.err)
-		fprintf(stderr, LP_PREFIX "%s: %s: no usable symbol table (%s); function names unknown\n",
-			program_invocation_short_name, LP_EXE,
-			strerror(-symtab.err));
+		lpt_msg("%s: no usable symbol table (%s); function names unknown",
+			LPT_EXE, strerror(-symtab.err));
 	return symtab.err;
 }
 
@@ -196,10 +195,10 @@ int lp_symtab_load(void)
  * Name of the function covering @addr and the offset into it, or NULL.
  * A symbol without a size covers only its own address.
  */
-const char *lp_symtab_lookup(uintptr_t addr, uintptr_t *off)
+const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off)
 {
 	size_t lo = 0, hi = symtab.n;
-	const struct lp_func *f;
+	const struct lpt_func *f;
 
 	*off = 0;
 	while (lo < hi) {		/* first entry above addr */

@@ -15,36 +15,60 @@
  * and the kernel put the signal frame below the 128-byte red zone.
  *
  * Traps that are not ours (a user's int3, raise(SIGTRAP), a debugger's
- * leftovers) go to the handler that was installed before us, or get
- * the default action.
+ * leftovers, an int3 on a refused site) go to the program's own SIGTRAP
+ * handler, or get the default action; never back to the same int3
+ * without a handler that moves past it.  The program's handler is the
+ * one installed before us, or any installed after us: through
+ * sigaction() (sigmask.c hands it to lpt_trap_set_chain, ours stays in
+ * place), or behind our back (signal(), a shared library's own
+ * sigaction call): lpt_trap_check() notices before the next rewrite,
+ * takes that handler as the one to chain to and puts ours back.  So a
+ * crash reporter or a debugger helper never turns patching off for good.
  *
  * Flags: SA_NODEFER so that a signal handler interrupting ours can
  * itself hit a site (the kernel resets the action of a blocked SIGTRAP
- * that an int3 raises, which would kill the process).
+ * that an int3 raises, which would kill the process).  No SA_ONSTACK:
+ * an int3 happens at a function's entry on an ordinary stack, and the
+ * kernel's signal frame (over 2.5 KiB with AVX-512 state) could overflow
+ * a program's small alternate stack, which the kernel answers with
+ * SIGSEGV.  A trap taken while already on the alternate stack stays on
+ * it, as the kernel does for every handler.
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <ucontext.h>
 
 #include "internal.h"
 
-static struct sigaction lp_prev;
-static int lp_installed;
-static uint64_t lp_traps;
+#define LPT_TRAP_FLAGS	(SA_SIGINFO | SA_NODEFER | SA_RESTART)
 
-static void chain(int sig, siginfo_t *si, void *ctx)
+/*
+ * The program's SIGTRAP action.  Two slots: a change fills the one not
+ * in use and then publishes it, so the handler never reads a half-copied
+ * action (unless two changes land during one trap: not a real pattern).
+ */
+static struct sigaction lpt_prev_slot[2];
+static struct sigaction *lpt_prev = &lpt_prev_slot[0];
+static int lpt_installed;
+static unsigned int lpt_adopted;	/* handlers taken over by lpt_trap_check */
+static uint64_t lpt_traps;
+
+static void trap_handler(int sig, siginfo_t *si, void *ctx);
+
+static notrace void chain(int sig, siginfo_t *si, void *ctx)
 {
+	const struct sigaction *prev = __atomic_load_n(&lpt_prev,
+						       __ATOMIC_ACQUIRE);
 	struct sigaction dfl;
 
-	if (lp_prev.sa_handler == SIG_IGN && si->si_code != SI_KERNEL)
+	if (prev->sa_handler == SIG_IGN && si->si_code != SI_KERNEL)
 		return;
-	if (lp_prev.sa_handler != SIG_DFL && lp_prev.sa_handler != SIG_IGN) {
-		if (lp_prev.sa_flags & SA_SIGINFO)
-			lp_prev.sa_sigaction(sig, si, ctx);
+	if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+		if (prev->sa_flags & SA_SIGINFO)
+			prev->sa_sigaction(sig, si, ctx);
 		else
-			lp_prev.sa_handler(sig);
+			prev->sa_handler(sig);
 		return;
 	}
 	/*
@@ -54,7 +78,7 @@ static void chain(int sig, siginfo_t *si, void *ctx)
 	 */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGTRAP, &dfl, NULL);
+	lpt_real_sigaction(SIGTRAP, &dfl, NULL);
 	raise(SIGTRAP);
 }
 
@@ -72,69 +96,102 @@ static notrace void trap_handler(int sig, siginfo_t *si, void *ctx)
 {
 	greg_t *gr = ((ucontext_t *)ctx)->uc_mcontext.gregs;
 	int saved_errno = errno;
-	struct lp_site *s = NULL;
+	struct lpt_site *s = NULL;
 
 	/* int3 reports SI_KERNEL; kill()/raise() report <= 0. */
 	if (si->si_code == SI_KERNEL)
-		s = lp_site_find(gr[REG_RIP] - 1);
-	if (!s) {
+		s = lpt_site_find(gr[REG_RIP] - 1);
+	switch (s ? __atomic_load_n(&s->want, __ATOMIC_ACQUIRE) : LPT_REFUSED) {
+	case LPT_NOP:
+		gr[REG_RIP] = s->addr + s->len;
+		break;
+	case LPT_CALL:
+		emulate_call(gr, s->addr + s->len, lpt_tramp_for(s->len));
+		break;
+	case LPT_FENTRY:
+		emulate_call(gr, s->addr + s->len, (uintptr_t)__fentry__);
+		break;
+	default:	/* not a site, or an int3 we did not write */
 		chain(sig, si, ctx);
 		errno = saved_errno;
 		return;
 	}
-	switch (__atomic_load_n(&s->want, __ATOMIC_ACQUIRE)) {
-	case LP_NOP:
-		gr[REG_RIP] = s->addr + s->len;
-		break;
-	case LP_CALL:
-		emulate_call(gr, s->addr + s->len,
-			     (uintptr_t)(s->len == 6 ? lp_tramp6 : lp_tramp5));
-		break;
-	default:	/* LP_FENTRY */
-		emulate_call(gr, s->addr + s->len, (uintptr_t)__fentry__);
-		break;
-	}
-	__atomic_fetch_add(&lp_traps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&lpt_traps, 1, __ATOMIC_RELAXED);
 	errno = saved_errno;
 }
 
-int lp_trap_install(void)
+static int install(struct sigaction *old)
 {
 	struct sigaction sa;
 
-	if (lp_installed)
-		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART | SA_ONSTACK;
+	sa.sa_flags = LPT_TRAP_FLAGS;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTRAP, &sa, &lp_prev)) {
-		fprintf(stderr, LP_PREFIX "%s: sigaction(SIGTRAP): %s\n",
-			program_invocation_short_name, strerror(errno));
+	if (lpt_real_sigaction(SIGTRAP, &sa, old)) {
+		lpt_msg("sigaction(SIGTRAP): %s", strerror(errno));
 		return -errno;
 	}
-	lp_installed = 1;
+	return 0;
+}
+
+/* Take @act as the program's handler (NULL: keep); @old gets the last. */
+void lpt_trap_set_chain(const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction *cur = __atomic_load_n(&lpt_prev, __ATOMIC_ACQUIRE);
+	struct sigaction *next = cur == &lpt_prev_slot[0] ?
+				 &lpt_prev_slot[1] : &lpt_prev_slot[0];
+
+	if (old)
+		*old = *cur;
+	if (!act)
+		return;
+	*next = *act;
+	__atomic_store_n(&lpt_prev, next, __ATOMIC_RELEASE);
+}
+
+int lpt_trap_is_ours(void)
+{
+	return __atomic_load_n(&lpt_installed, __ATOMIC_ACQUIRE);
+}
+
+int lpt_trap_install(void)
+{
+	struct sigaction old;
+	int err;
+
+	if (lpt_installed)
+		return 0;
+	err = install(&old);
+	if (err)
+		return err;
+	lpt_trap_set_chain(&old, NULL);
+	__atomic_store_n(&lpt_installed, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /*
  * Before every rewrite: int3 must only be written while our handler is
- * in place.  A program that replaced it gets an error, not a crash.
+ * in place.  A handler installed behind our back becomes the one we
+ * chain to, and ours goes back in front of it.
  */
-int lp_trap_check(void)
+int lpt_trap_check(void)
 {
 	struct sigaction cur;
 
-	if (!lp_installed || sigaction(SIGTRAP, NULL, &cur))
+	if (!lpt_installed)
 		return -EINVAL;
+	if (lpt_real_sigaction(SIGTRAP, NULL, &cur))
+		return -errno;
 	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
 		return 0;
-	fprintf(stderr, LP_PREFIX "%s: the SIGTRAP handler was replaced; refusing to patch live code\n",
-		program_invocation_short_name);
-	return -EBUSY;
+	if (!lpt_adopted++)
+		lpt_msg("SIGTRAP handler replaced behind our back; chaining to it and putting ours back");
+	lpt_trap_set_chain(&cur, NULL);
+	return install(NULL);
 }
 
-uint64_t lp_trap_count(void)
+uint64_t lpt_trap_count(void)
 {
-	return __atomic_load_n(&lp_traps, __ATOMIC_RELAXED);
+	return __atomic_load_n(&lpt_traps, __ATOMIC_RELAXED);
 }

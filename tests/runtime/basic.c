@@ -1,7 +1,7 @@
 /*
  * basic.c - functions of many calling conventions.  Checks their results
  * with sites NOP'd, traced and NOP'd again, and prints its own entry
- * bytes and lp_stats for the test to check.
+ * bytes and lpt_stats for the test to check.
  *
  *	basic TRACE.txt TRACE.json
  */
@@ -94,31 +94,31 @@ static void print_entries(void)
 
 int main(int argc, char **argv)
 {
-	struct lp_stats st;
+	struct lpt_stats st;
 	int n;
 
 	printf("phase nop\n");
 	print_entries();
 	run_all();
 
-	n = lp_enable(NULL);
+	n = lpt_enable(NULL);
 	printf("phase call enabled=%d\n", n);
 	print_entries();
 	run_all();
 
-	n = lp_disable(NULL);
+	n = lpt_disable(NULL);
 	printf("phase nop-again disabled=%d\n", n);
 	print_entries();
 	run_all();
 
-	lp_stats(&st);
+	lpt_stats(&st);
 	printf("stats sites=%llu nopped=%llu already=%llu refused=%llu enabled=%llu events=%llu sync=%s\n",
 	       (unsigned long long)st.sites, (unsigned long long)st.nopped,
 	       (unsigned long long)st.already,
 	       (unsigned long long)st.refused,
 	       (unsigned long long)st.enabled,
 	       (unsigned long long)st.events, st.sync);
-	if (argc > 2 && (lp_write_text(argv[1]) || lp_write_json(argv[2])))
+	if (argc > 2 && (lpt_write_text(argv[1]) || lpt_write_json(argv[2])))
 		errors++;
 	printf("errors=%d\n", errors);
 	return errors ? 1 : 0;

@@ -5,11 +5,11 @@
 
 int main(void)
 {
-	struct lp_stats st;
-	int rc = lp_init();
+	struct lpt_stats st;
+	int rc = lpt_init();
 
-	lp_stats(&st);
+	lpt_stats(&st);
 	printf("init=%d sites=%llu enable=%d\n", rc,
-	       (unsigned long long)st.sites, lp_enable(NULL));
+	       (unsigned long long)st.sites, lpt_enable(NULL));
 	return 0;
 }

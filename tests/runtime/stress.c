@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 {
 	struct itimerval it = { { 0, 500 }, { 0, 500 } };
 	pthread_t th[MAX_WORKERS];
-	struct lp_stats st;
+	struct lpt_stats st;
 	int nworkers, rounds;
 
 	if (argc < 4)
@@ -183,27 +183,27 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		switch (r % 4) {
 		case 0:	/* everything */
-			expect(lp_enable(NULL), -1, "lp_enable(NULL)");
+			expect(lpt_enable(NULL), -1, "lpt_enable(NULL)");
 			wait_progress(nworkers);
-			expect(lp_disable(NULL), -1, "lp_disable(NULL)");
+			expect(lpt_disable(NULL), -1, "lpt_disable(NULL)");
 			break;
 		case 1:	/* one glob */
-			expect(lp_enable("work_a*"), 2, "lp_enable(work_a*)");
+			expect(lpt_enable("work_a*"), 2, "lpt_enable(work_a*)");
 			wait_progress(nworkers);
-			expect(lp_disable("work_a*"), 2, "lp_disable(work_a*)");
+			expect(lpt_disable("work_a*"), 2, "lpt_disable(work_a*)");
 			break;
 		case 2:	/* two globs, then all off */
-			expect(lp_enable("work_b*"), 2, "lp_enable(work_b*)");
-			expect(lp_enable("work_c?"), 2, "lp_enable(work_c?)");
+			expect(lpt_enable("work_b*"), 2, "lpt_enable(work_b*)");
+			expect(lpt_enable("work_c?"), 2, "lpt_enable(work_c?)");
 			wait_progress(nworkers);
-			expect(lp_disable("*"), -1, "lp_disable(*)");
+			expect(lpt_disable("*"), -1, "lpt_disable(*)");
 			break;
 		case 3:	/* all, then carve out */
-			expect(lp_enable("*"), -1, "lp_enable(*)");
-			expect(lp_disable("work_a*"), 2, "lp_disable(work_a*)");
+			expect(lpt_enable("*"), -1, "lpt_enable(*)");
+			expect(lpt_disable("work_a*"), 2, "lpt_disable(work_a*)");
 			wait_progress(nworkers);
-			expect(lp_disable("work_[bc]2"), 2, "lp_disable(work_[bc]2)");
-			expect(lp_disable(NULL), -1, "lp_disable(NULL)");
+			expect(lpt_disable("work_[bc]2"), 2, "lpt_disable(work_[bc]2)");
+			expect(lpt_disable(NULL), -1, "lpt_disable(NULL)");
 			break;
 		}
 	}
@@ -214,14 +214,14 @@ int main(int argc, char **argv)
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
 
-	lp_stats(&st);
+	lpt_stats(&st);
 	printf("toggles=%ld traps=%llu events=%llu dropped=%llu sync=%s\n",
 	       toggles, (unsigned long long)st.traps,
 	       (unsigned long long)st.events,
 	       (unsigned long long)st.dropped, st.sync);
 	if (rounds >= 4)
 		printf("expected work_a1 work_a2 work_b1 work_b2 work_c1 work_c2\n");
-	if (lp_write_text(argv[3]))
+	if (lpt_write_text(argv[3]))
 		__atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
 	printf("errors=%ld\n", __atomic_load_n(&errors, __ATOMIC_RELAXED));
 	return errors ? 1 : 0;

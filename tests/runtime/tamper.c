@@ -1,6 +1,6 @@
 /*
- * tamper.c - overwrite the site of victim() before lp_init() (run with
- * LPTRACE=off), then check that lp_init() refuses it, never writes it,
+ * tamper.c - overwrite the site of victim() before lpt_init() (run with
+ * LPTRACE=off), then check that lpt_init() refuses it, never writes it,
  * and that everything still runs.
  *
  *	tamper nops|call TRACE.txt
@@ -54,7 +54,7 @@ static void tamper(void *fn, const char *how)
 
 int main(int argc, char **argv)
 {
-	struct lp_stats st;
+	struct lpt_stats st;
 	int errors = 0, rc, n;
 
 	if (argc < 3)
@@ -62,23 +62,23 @@ int main(int argc, char **argv)
 	tamper((void *)victim, argv[1]);
 	print_entry("victim-before", (void *)victim);
 
-	rc = lp_init();
-	lp_stats(&st);
+	rc = lpt_init();
+	lpt_stats(&st);
 	printf("init=%d sites=%llu nopped=%llu refused=%llu\n", rc,
 	       (unsigned long long)st.sites, (unsigned long long)st.nopped,
 	       (unsigned long long)st.refused);
 	errors += victim(5) != 15;
 	errors += bystander(5) != 12;
 
-	n = lp_enable(NULL);
+	n = lpt_enable(NULL);
 	printf("enabled=%d\n", n);
 	errors += victim(6) != 18;
 	errors += bystander(6) != 13;
 	print_entry("victim-after", (void *)victim);
-	lp_disable(NULL);
+	lpt_disable(NULL);
 	errors += victim(7) != 21;
 
-	if (lp_write_text(argv[2]))
+	if (lpt_write_text(argv[2]))
 		errors++;
 	printf("errors=%d\n", errors);
 	return errors ? 1 : 0;

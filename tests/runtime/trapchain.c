@@ -3,7 +3,8 @@
  *
  *	trapchain chain      (LPTRACE=off) our handler chains to the program's
  *	trapchain default    an int3 that is no site kills as without us
- *	trapchain replaced   the program replaced our handler: no patching
+ *	trapchain replaced   the program installs its handler after ours, by
+ *	                     sigaction() and by signal(): chained, patching goes on
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -27,6 +28,14 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 	seen++;
 }
 
+static volatile int plain;
+
+static void on_trap_plain(int sig)
+{
+	(void)sig;
+	plain++;
+}
+
 static void install(void)
 {
 	struct sigaction sa;
@@ -45,10 +54,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(argv[1], "chain")) {
 		install();
-		printf("init=%d\n", lp_init());
+		printf("init=%d\n", lpt_init());
 		raise(SIGTRAP);
 		__asm__ volatile("int3");
-		printf("enable=%d\n", lp_enable(NULL) > 0);
+		printf("enable=%d\n", lpt_enable(NULL) > 0);
 		errors += work(21) != 42;
 		printf("chained=%d\n", seen);
 	} else if (!strcmp(argv[1], "default")) {
@@ -57,9 +66,17 @@ int main(int argc, char **argv)
 		__asm__ volatile("int3");
 		printf("survived int3\n");
 	} else {
+		lpt_init();
 		install();
-		printf("enable=%d\n", lp_enable(NULL));
+		printf("enable=%d", lpt_enable(NULL) > 0);
 		errors += work(21) != 42;
+		raise(SIGTRAP);
+		printf(" chained=%d\n", seen);
+		signal(SIGTRAP, on_trap_plain);
+		printf("again=%d", lpt_disable(NULL) > 0);
+		errors += work(21) != 42;
+		raise(SIGTRAP);
+		printf(" plain=%d\n", plain);
 	}
 	printf("errors=%d\n", errors);
 	return errors ? 1 : 0;
