@@ -3,7 +3,7 @@
 #
 # Each case links a small program with the real toolchain and compares
 # `linkpass dump` of the result with a ground truth read from the
-# instructions (conftest.ground_truth).
+# instructions (lptest.ground_truth).
 
 import os
 import re
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (LINK_VMLINUX, STUBS_S, assemble, compile_src,
+import lpfacts
+from lptest import (LINK_VMLINUX, STUBS_S, assemble, compile_src,
                       elf_type, ground_truth, link_driver, links_taken,
                       read_bytes, require_compiler_ld, require_tools, run,
                       section_headers, symbol_value, symbols, write)
@@ -186,9 +187,10 @@ def test_matrix(linkpass, program, tmp_path, cc, ld, mode, opt, pie):
     if cc == "gcc" and pie == "pie":
         # gcc calls through the GOT in a PIE; the linker relaxes that
         # into a 6-byte addr32 call (DESIGN.md section 7).
-        assert all(raw[:2] == b"\x67\xe8" for _, raw in truth.values())
+        assert all(raw[:2] == lpfacts.OP_ADDR32 + lpfacts.OP_CALL
+                   for _, raw in truth.values())
     else:
-        assert all(raw[:1] == b"\xe8" for _, raw in truth.values())
+        assert all(raw[:1] == lpfacts.OP_CALL for _, raw in truth.values())
 
     assert_table_matches(linkpass, out, truth)
     assert ".rela.text" not in section_headers(out)
@@ -206,7 +208,7 @@ def test_matrix(linkpass, program, tmp_path, cc, ld, mode, opt, pie):
 # Kernel style: ld -T with a linker script, the table inside an init data
 # section between __start_mcount_loc and __stop_mcount_loc.
 
-KERNEL_LDS = """\
+KERNEL_LDS = lpfacts.fill("""\
 OUTPUT_FORMAT("elf64-x86-64")
 ENTRY(startup_64)
 SECTIONS
@@ -230,9 +232,9 @@ SECTIONS
 	.init.data : {
 		*(.init.data)
 		. = ALIGN(8);
-		__start_mcount_loc = .;
-		KEEP(*(__mcount_loc))
-		__stop_mcount_loc = .;
+		@KERNEL_START@ = .;
+		KEEP(*(@SECTION@))
+		@KERNEL_STOP@ = .;
 	}
 	. = ALIGN(4096);
 	__init_end = .;
@@ -243,7 +245,7 @@ SECTIONS
 		*(.eh_frame) *(.note.GNU-stack) *(.comment) *(.note.*)
 	}
 }
-"""
+""")
 
 HEAD_S = """\
 	.section .head.text, "ax"
@@ -334,8 +336,7 @@ KERNEL_NOTRACE = {"raw_counter", "startup_64", "__fentry__"}
 KERNEL_CFLAGS = ["-O2", "-ffreestanding", "-fno-pie", "-nostdlib", "-pg",
                  "-mfentry", "-mcmodel=kernel", "-fno-asynchronous-unwind-tables",
                  "-fno-stack-protector"]
-KERNEL_TABLE_OPTS = ["--start-sym", "__start_mcount_loc",
-                     "--stop-sym", "__stop_mcount_loc"]
+KERNEL_TABLE_OPTS = list(lpfacts.KERNEL_BOUNDS)
 LINKERS = {"bfd": ["ld", "-m", "elf_x86_64"], "lld": ["ld.lld"]}
 
 
@@ -375,8 +376,9 @@ def test_kernel_style(linkpass, tmp_path, cc, ld, cf):
     for addr, (name, _) in truth.items():
         entry = symbol_value(out, name)
         if addr != entry:
-            assert addr == entry + 4, (name, hex(addr))
-            assert read_bytes(out, entry, 4) == b"\xf3\x0f\x1e\xfa"
+            assert addr == entry + lpfacts.ENDBR_LEN, (name, hex(addr))
+            assert read_bytes(out, entry, lpfacts.ENDBR_LEN) == \
+                lpfacts.ENDBR64
             after_endbr += 1
     assert (after_endbr > 0) == (cf == "branch"), after_endbr
 
@@ -393,11 +395,11 @@ def test_kernel_style(linkpass, tmp_path, cc, ld, cf):
     status, check = linkpass.check(out, *KERNEL_TABLE_OPTS)
     assert status == 0, check.stdout + check.stderr
 
-    start = symbol_value(out, "__start_mcount_loc")
-    stop = symbol_value(out, "__stop_mcount_loc")
+    start = symbol_value(out, lpfacts.KERNEL_START)
+    stop = symbol_value(out, lpfacts.KERNEL_STOP)
     assert stop - start == 8 * len(truth)
     start_sec = {s["section"] for s in symbols(out)
-                 if s["name"] == "__start_mcount_loc"}
+                 if s["name"] == lpfacts.KERNEL_START}
     assert start_sec == {".init.data"}, start_sec
 
     # The same link, relocations stripped.
@@ -412,12 +414,12 @@ def test_kernel_style(linkpass, tmp_path, cc, ld, cf):
 # that code; whether the second table is still right depends on whether
 # its entries' anchors moved with it.
 
-TABLE_FIRST_LDS = """\
+TABLE_FIRST_LDS = lpfacts.fill("""\
 ENTRY(_start)
 SECTIONS
 {
 	. = 0x400000;
-	__mcount_loc : { KEEP(*(__mcount_loc)) }
+	@SECTION@ : { KEEP(*(@SECTION@)) }
 	.text : { *(.text .text.*) }
 	.init.text : { *(.init.text) }
 	.data : { *(.data .data.*) }
@@ -426,13 +428,13 @@ SECTIONS
 		*(.eh_frame) *(.note.GNU-stack) *(.comment) *(.note.*)
 	}
 }
-"""
+""")
 
 # Every global symbol lies before the table, and the code after it has
 # static functions only: no anchor the table can name moves with that
 # code, so link 2's table is stale and a third link is needed, whatever
 # anchor linkpass picks.
-TABLE_BETWEEN_LDS = """\
+TABLE_BETWEEN_LDS = lpfacts.fill("""\
 ENTRY(_start)
 SECTIONS
 {
@@ -440,13 +442,13 @@ SECTIONS
 	.text : { *(.text .text.*) }
 	.data : { *(.data .data.*) }
 	.bss : { *(.bss .bss.*) *(COMMON) }
-	__mcount_loc : { KEEP(*(__mcount_loc)) }
+	@SECTION@ : { KEEP(*(@SECTION@)) }
 	.init.text : { *(.init.text) }
 	/DISCARD/ : {
 		*(.eh_frame) *(.note.GNU-stack) *(.comment) *(.note.*)
 	}
 }
-"""
+""")
 
 BOOT_S = """\
 	.text

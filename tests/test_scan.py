@@ -2,13 +2,14 @@
 # exist for: overridden weak functions, several text sections, notrace,
 # garbage-collected functions, data references to the mcount symbol, and
 # the two table formats.  Each result is compared with a ground truth
-# derived from objdump (conftest.ground_truth) or with readelf.
+# derived from objdump (lptest.ground_truth) or with readelf.
 
 import re
 
 import pytest
 
-from conftest import (STUBS_S, assemble, compile_src, ground_truth,
+import lpfacts
+from lptest import (STUBS_S, assemble, compile_src, ground_truth,
                       link_driver, parse_sites, require_compiler_ld, run,
                       section_headers, symbols)
 
@@ -169,7 +170,7 @@ def test_asm_format_links_to_the_same_table(linkpass, tmp_path, ld):
     linkpass.scan(image, tmp_path / "t_elf.o")
     linkpass.scan(image, tmp_path / "t.S", "--format=asm")
     text = (tmp_path / "t.S").read_text()
-    assert '.section __mcount_loc,"aR",@progbits' in text
+    assert f'.section {lpfacts.SECTION},"aR",@progbits' in text
     t_asm = tmp_path / "t_asm.o"
     run(["as", tmp_path / "t.S", "-o", t_asm])
     a = link_q(tmp_path, "gcc", ld, [*objs, tmp_path / "t_elf.o"], "a")
@@ -186,9 +187,9 @@ def test_table_object_layout(linkpass, tmp_path):
     table = tmp_path / "table.o"
     linkpass.scan(image, table)
     secs = section_headers(table)
-    assert secs["__mcount_loc"][1] == "PROGBITS"
-    assert "A" in secs["__mcount_loc"][2] and "R" in secs["__mcount_loc"][2]
-    assert "W" not in secs["__mcount_loc"][2]      # non-PIE: read-only
+    assert secs[lpfacts.SECTION][1] == "PROGBITS"
+    assert "A" in secs[lpfacts.SECTION][2] and "R" in secs[lpfacts.SECTION][2]
+    assert "W" not in secs[lpfacts.SECTION][2]      # non-PIE: read-only
     relocs = run(["readelf", "-rW", table]).stdout
     rows = re.findall(r"^[0-9a-f]+\s+[0-9a-f]+\s+R_X86_64_64\s+0+\s+(\S+)"
                       r" \+ ([0-9a-f]+)$", relocs, re.M)
@@ -210,7 +211,7 @@ def test_pie_table_is_writable_and_read_through_dynamic_relocs(linkpass,
     run(["gcc", "-fuse-ld=lld", "-pie", "-Wl,-q", *objs, "-o",
          tmp_path / "img"])
     linkpass.scan(tmp_path / "img", tmp_path / "t.o")
-    assert "W" in section_headers(tmp_path / "t.o")["__mcount_loc"][2]
+    assert "W" in section_headers(tmp_path / "t.o")[lpfacts.SECTION][2]
     final = tmp_path / "final"
     run(["gcc", "-fuse-ld=lld", "-pie", "-Wl,-q", *objs, tmp_path / "t.o",
          "-o", final])
@@ -327,7 +328,7 @@ void _start(void) { foo(1); initf(2); for (;;); }
 def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
     """i386: Rel relocations, 4-byte entries, R_386_32; 32-bit padding
     idioms before the dead weak body."""
-    from conftest import require_tools
+    from lptest import require_tools
     require_tools(cc, ld)
     flags = ["-m32", "-fno-pie", "-ffreestanding", "-pg", "-mfentry", "-O2"]
     objs = [compile_src(tmp_path, "k.c", I386_C, cc, flags),
@@ -342,18 +343,18 @@ def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
     dropped = linkpass.run("sites", "--dropped", out).stdout
     assert "dead function body" in dropped
     relocs = run(["readelf", "-rW", out]).stdout
-    assert ".rel__mcount_loc" in relocs and "R_386_32" in relocs
+    assert ".rel" + lpfacts.SECTION in relocs and "R_386_32" in relocs
 
 
 # Weak, as in the runtime: the driver's first link has no table yet.
-REF_TABLE_C = """\
-extern const unsigned long __start___mcount_loc[] __attribute__((weak));
-extern const unsigned long __stop___mcount_loc[] __attribute__((weak));
+REF_TABLE_C = lpfacts.fill("""\
+extern const unsigned long @LINKER_START@[] __attribute__((weak));
+extern const unsigned long @LINKER_STOP@[] __attribute__((weak));
 unsigned long table_entries(void)
 {
-	return __stop___mcount_loc - __start___mcount_loc;
+	return @LINKER_STOP@ - @LINKER_START@;
 }
-"""
+""")
 
 
 @pytest.mark.parametrize("ld", LDS)
@@ -428,7 +429,7 @@ _start:
 
 @pytest.mark.parametrize("ld", ("ld.bfd", "ld.lld"))
 def test_objtool_nopped_sites_are_sites(linkpass, tmp_path, ld):
-    from conftest import require_tools
+    from lptest import require_tools
     require_tools(ld)
     objs = [assemble(tmp_path, "n.S", OBJTOOL_STYLE_S),
             assemble(tmp_path, "stubs.S", STUBS_S)]

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import lpfacts  # noqa: E402
 from elfpatch import Elf, SHF_COMPRESSED, SHT_NOBITS, SHT_SYMTAB  # noqa: E402
 
 COMMANDS = ("scan", "check", "dump", "sites")
@@ -33,9 +35,9 @@ RELOCS_FAIL = dict(scan=2, check=2, dump=0, sites=2)
 TABLE_FAIL = dict(scan=0, check=2, dump=2, sites=0)
 HARMLESS = dict(scan=0, check=0, dump=0, sites=0)
 
-A_C = r"""
-extern char __start___mcount_loc[] __attribute__((weak));
-extern char __stop___mcount_loc[] __attribute__((weak));
+A_C = lpfacts.fill(r"""
+extern char @LINKER_START@[] __attribute__((weak));
+extern char @LINKER_STOP@[] __attribute__((weak));
 
 __attribute__((noinline)) int leaf(int x)
 {
@@ -49,7 +51,7 @@ static __attribute__((noinline)) int twice(int x)
 
 __attribute__((noinline)) int table_entries(void)
 {
-	return (int)((__stop___mcount_loc - __start___mcount_loc) / 8);
+	return (int)((@LINKER_STOP@ - @LINKER_START@) / 8);
 }
 
 int main(int argc, char **argv)
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	return twice(argc) + table_entries();
 }
-"""
+""")
 
 B_C = r"""
 int counter;
@@ -74,20 +76,7 @@ __attribute__((noinline)) int other(int x)
 }
 """
 
-STUB_S = """\
-	.text
-	.globl	__fentry__
-	.type	__fentry__, @function
-__fentry__:
-	ret
-	.size	__fentry__, . - __fentry__
-	.globl	mcount
-	.type	mcount, @function
-mcount:
-	ret
-	.size	mcount, . - mcount
-	.section .note.GNU-stack, "", @progbits
-"""
+STUB_S = lpfacts.MCOUNT_STUBS_S
 
 
 def _run(cmd, **kw):
@@ -216,7 +205,7 @@ def _truncations(corpus, base):
     # cut: the headers are whole, the data they describe is not.
     shtab = data[h["e_shoff"]:h["e_shoff"] + h["e_shentsize"] * h["e_shnum"]]
     names = base.section_bytes(h["e_shstrndx"])
-    for name in (".text", ".rela.text", ".symtab", ".strtab", "__mcount_loc",
+    for name in (".text", ".rela.text", ".symtab", ".strtab", lpfacts.SECTION,
                  ".rela.dyn"):
         s = base.shdr(base.index(name))
         cut = (s["sh_offset"] + s["sh_size"] // 2) & ~7
@@ -258,7 +247,7 @@ def make_corpus(images, outdir, seed=1):
     text = base.index(".text")
     symtab = base.symtab()
     strtab = base.shdr(symtab)["sh_link"]
-    table = base.index("__mcount_loc")
+    table = base.index(lpfacts.SECTION)
 
     # -- not an image at all
     c.group = "file"
@@ -409,8 +398,8 @@ def make_corpus(images, outdir, seed=1):
 
     # -- the table linked into the image
     c.group = "table"
-    ks, start = base.symbol("__start___mcount_loc")
-    kp, stop = base.symbol("__stop___mcount_loc")
+    ks, start = base.symbol(lpfacts.LINKER_START)
+    kp, stop = base.symbol(lpfacts.LINKER_STOP)
     e = base.copy()
     e.set_symbol(ks, st_value=stop["st_value"])
     e.set_symbol(kp, st_value=start["st_value"])
@@ -435,10 +424,10 @@ def make_corpus(images, outdir, seed=1):
     e.set_symbol(kp, st_value=0x18)
     c.add("table-not-in-section", e, TABLE_FAIL,
           "start/stop symbols in no allocated section")
-    c.add("table-nobits", _shdr(base, "__mcount_loc", sh_type=SHT_NOBITS),
+    c.add("table-nobits", _shdr(base, lpfacts.SECTION, sh_type=SHT_NOBITS),
           TABLE_FAIL, "__mcount_loc is SHT_NOBITS")
     c.add("table-compressed",
-          _shdr(base, "__mcount_loc",
+          _shdr(base, lpfacts.SECTION,
                 sh_flags=base.shdr(table)["sh_flags"] | SHF_COMPRESSED),
           TABLE_FAIL, "__mcount_loc flagged SHF_COMPRESSED")
     c.add("rela-dyn-entsize-wrong", _shdr(base, ".rela.dyn", sh_entsize=7),
