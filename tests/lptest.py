@@ -268,7 +268,7 @@ def elf_type(image):
 
 def symbols(image):
     """Defined symbols of .symtab as dicts: name, value, size, type, bind,
-    section (its name)."""
+    vis, section (its name)."""
     index_to_name = {idx: name for name, (idx, _, _) in
                      section_headers(image).items()}
     out = run(["readelf", "-sW", "--syms", image]).stdout
@@ -287,7 +287,7 @@ def symbols(image):
         size = int(size, 16) if size.startswith("0x") else int(size)
         syms.append(dict(name=m.group(7).split("@")[0], value=int(m.group(1), 16),
                          size=size, type=m.group(3), bind=m.group(4),
-                         section=index_to_name.get(int(m.group(6)), "?")))
+                         vis=m.group(5), section=index_to_name.get(int(m.group(6)), "?")))
     return syms
 
 
@@ -380,3 +380,46 @@ def read_bytes(image, addr, n):
         if base and base <= addr < base + size:
             return data[off + addr - base: off + addr - base + n]
     raise AssertionError(f"{image}: address {addr:#x} is in no section")
+
+
+def section_data(image, name):
+    """(address, bytes) of section name, read from the file by the section
+    headers of `readelf -SW`."""
+    out = run(["readelf", "-SW", image]).stdout
+    pat = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+([0-9a-f]+)\s+"
+                     r"([0-9a-f]+)\s+([0-9a-f]+)")
+    for line in out.splitlines():
+        m = pat.match(line)
+        if m and m.group(1) == name:
+            addr, off, size = (int(m.group(i), 16) for i in (3, 4, 5))
+            data = Path(image).read_bytes()[off:off + size]
+            return addr, data
+    raise AssertionError(f"{image}: no section {name}")
+
+
+def table_object_entries(table, image):
+    """[(anchor, address)] of the entries of an x86_64 table object made
+    by linkpass scan from image, in table order: each R_X86_64_64
+    relocation's symbol value in image plus its addend (`readelf -rW`)."""
+    relocs = run(["readelf", "-rW", table]).stdout
+    rows = re.findall(r"^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_64\s+"
+                      r"[0-9a-f]+\s+(\S+) ([+-]) ([0-9a-f]+)$", relocs, re.M)
+    image_syms = {s["name"]: s["value"] for s in symbols(image)}
+    out = []
+    # in table order: by the offset each relocation patches
+    for _, name, sign, add in sorted(rows, key=lambda r: int(r[0], 16)):
+        addend = int(add, 16) * (-1 if sign == "-" else 1)
+        out.append((name, image_syms[name] + addend))
+    return out
+
+
+def relative_relocs_in(image, section):
+    """Addends of the R_X86_64_RELATIVE dynamic relocations that patch
+    section, in section order (`readelf -rW`): a PIE's table entries."""
+    addr, data = section_data(image, section)
+    relocs = run(["readelf", "-rW", image]).stdout
+    rows = re.findall(r"^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_RELATIVE\s+"
+                      r"([0-9a-f]+)$", relocs, re.M)
+    return [int(add, 16) for off, add in
+            sorted(rows, key=lambda r: int(r[0], 16))
+            if addr <= int(off, 16) < addr + len(data)]
