@@ -53,6 +53,10 @@ Options:
                      into the next link (repeatable; e.g. kallsyms)
   --tmpdir DIR       where to make the temporary directory (default: the
                      directory of OUTPUT)
+  --linker, --driver LINK-COMMAND is a linker (gets --emit-relocs) or a
+                     compiler driver (gets -Wl,--emit-relocs); default:
+                     guessed from the command's name (ld, ld.lld, *-ld...
+                     are linkers, anything else a driver)
   -v, --verbose      print every command (also V=1 in the environment)
   -h, --help         show this help
 
@@ -114,14 +118,35 @@ scan_opts=()
 table_opts=()
 gen_cmds=()
 
-# need_arg OPTION NUMBER-OF-WORDS-LEFT
-need_arg()
-{
-	[[ $2 -ge 2 ]] || usage_error "$1: missing argument"
-}
+link_kind=
 
+# Each option is parsed once: "--opt=value" and "--opt value" are split
+# into opt and value first, then one case handles every option.
 while [[ $# -gt 0 ]]; do
-	case $1 in
+	opt=$1
+	value=
+	inline=
+	case $opt in
+	--*=*)
+		value=${opt#*=}
+		opt=${opt%%=*}
+		inline=1
+		;;
+	esac
+	case $opt in
+	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
+	--extra-gen | --tmpdir)
+		if [[ -z $inline ]]; then
+			[[ $# -ge 2 ]] || usage_error "$opt: missing argument"
+			value=$2
+			shift
+		fi
+		;;
+	*)
+		[[ -z $inline ]] || usage_error "$opt: takes no argument"
+		;;
+	esac
+	case $opt in
 	--)
 		shift
 		break
@@ -130,45 +155,27 @@ while [[ $# -gt 0 ]]; do
 		usage
 		exit 0
 		;;
-	-v | --verbose)
-		verbose=1
+	-v | --verbose) verbose=1 ;;
+	--keep-relocs) keep_relocs=1 ;;
+	--keep-temps) keep_temps=1 ;;
+	--stats) stats=1 ;;
+	--driver | --linker)
+		[[ -z $link_kind || $link_kind == "${opt#--}" ]] ||
+			usage_error "--driver and --linker: give at most one"
+		link_kind=${opt#--}
 		;;
-	--keep-relocs)
-		keep_relocs=1
-		;;
-	--keep-temps)
-		keep_temps=1
-		;;
-	--stats)
-		stats=1
-		;;
-	--max-passes=*) max_passes=${1#*=} ;;
-	--linkpass=*) linkpass=${1#*=} ;;
-	--scan-opt=*) scan_opts+=("${1#*=}") ;;
-	--start-sym=*) table_opts+=(--start-sym "${1#*=}") ;;
-	--stop-sym=*) table_opts+=(--stop-sym "${1#*=}") ;;
-	--extra-gen=*) gen_cmds+=("${1#*=}") ;;
-	--tmpdir=*) tmp_base=${1#*=} ;;
-	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
-	--extra-gen | --tmpdir)
-		need_arg "$1" $#
-		case $1 in
-		--max-passes) max_passes=$2 ;;
-		--linkpass) linkpass=$2 ;;
-		--scan-opt) scan_opts+=("$2") ;;
-		--start-sym) table_opts+=(--start-sym "$2") ;;
-		--stop-sym) table_opts+=(--stop-sym "$2") ;;
-		--extra-gen) gen_cmds+=("$2") ;;
-		--tmpdir) tmp_base=$2 ;;
-		esac
-		shift
-		;;
+	--max-passes) max_passes=$value ;;
+	--linkpass) linkpass=$value ;;
+	--scan-opt) scan_opts+=("$value") ;;
+	--start-sym | --stop-sym) table_opts+=("$opt" "$value") ;;
+	--extra-gen) gen_cmds+=("$value") ;;
+	--tmpdir) tmp_base=$value ;;
 	-?*)
-		usage_error "$1: unknown option"
+		usage_error "$opt: unknown option"
 		;;
 	*)
-		[[ -z $output ]] || usage_error "$1: only one OUTPUT may be given (did you forget '--'?)"
-		output=$1
+		[[ -z $output ]] || usage_error "$opt: only one OUTPUT may be given (did you forget '--'?)"
+		output=$opt
 		;;
 	esac
 	shift
@@ -218,16 +225,24 @@ command -v objcopy >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
 	die 1 "objcopy: not found (install binutils, or use --keep-relocs)"
 
 # Keep relocations in the image: a linker takes --emit-relocs, a compiler
-# driver passes it on with -Wl.
-case $(basename -- "${link_cmd[0]}") in
-ld | ld.bfd | ld.gold | ld.lld | ld.lld-* | ld.mold | lld | lld-* | mold | \
-*-ld | *-ld.bfd | *-ld.gold | *-ld.lld | *-ld.mold)
+# driver passes it on with -Wl.  --linker/--driver say which; else the
+# command's name decides (a wrapper with another name needs the switch).
+if [[ -z $link_kind ]]; then
+	case $(basename -- "${link_cmd[0]}") in
+	ld | ld.bfd | ld.gold | ld.lld | ld.lld-* | ld.mold | lld | lld-* | mold | \
+	*-ld | *-ld.bfd | *-ld.gold | *-ld.lld | *-ld.mold)
+		link_kind=linker
+		;;
+	*)
+		link_kind=driver
+		;;
+	esac
+fi
+if [[ $link_kind == linker ]]; then
 	relocs_flag=--emit-relocs
-	;;
-*)
+else
 	relocs_flag=-Wl,--emit-relocs
-	;;
-esac
+fi
 
 # ---------------------------------------------------------------------
 # Temporary files

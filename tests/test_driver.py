@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import lpfacts
-from lptest import (LINK_VMLINUX, STUBS_S, assemble, compile_src, elf_type,
-                    ground_truth, link_driver, links_taken, read_bytes,
-                    relative_relocs_in, require_compiler_ld, require_tools,
+from lptest import (LINK_VMLINUX, STUBS_S, assemble, compile_src, describe,
+                    elf_type, ground_truth, have, link_driver, links_taken,
+                    read_bytes, relative_relocs_in, require_compiler_ld, require_tools,
                     run, section_headers, symbol_value, symbols, write)
 
 # ---------------------------------------------------------------------------
@@ -541,10 +541,10 @@ def gcc_prog(program):
     return program.link_cmd("gcc", "bfd", "fentry", "-O2", "pie")
 
 
-def test_max_passes_1_fails_clearly(linkpass, gcc_prog, tmp_path):
+@pytest.mark.parametrize("form", [["--max-passes", "1"], ["--max-passes=1"]])
+def test_max_passes_1_fails_clearly(linkpass, gcc_prog, tmp_path, form):
     out = tmp_path / "prog"
-    proc = link_driver(out, gcc_prog, "--max-passes", "1", linkpass=linkpass,
-                       check=False)
+    proc = link_driver(out, gcc_prog, *form, linkpass=linkpass, check=False)
     assert proc.returncode == 1, proc.stderr
     assert (f"link-vmlinux.sh: {out}: not stable after 1 link "
             "(--max-passes 1)") in proc.stderr
@@ -687,15 +687,43 @@ def test_verbose_prints_commands(linkpass, gcc_prog, tmp_path, how):
                for c in cmds), cmds
 
 
+HOOK_S = """\
+	.text
+	.globl	hooked_a, hooked_b, my_hook
+	.type	hooked_a, @function
+hooked_a:
+	call	my_hook
+	ret
+	.size	hooked_a, . - hooked_a
+	.type	hooked_b, @function
+hooked_b:
+	call	my_hook
+	ret
+	.size	hooked_b, . - hooked_b
+	.type	my_hook, @function
+my_hook:
+	ret
+	.size	my_hook, . - my_hook
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
 def test_scan_opts_are_passed_on(linkpass, gcc_prog, tmp_path):
+    """--scan-opt reaches scan and check: with a non-default mcount
+    symbol the table holds exactly that symbol's call sites."""
+    hook = assemble(tmp_path / "hook", "hook.s", HOOK_S)
     out = tmp_path / "prog"
-    proc = link_driver(out, gcc_prog, "-v", "--scan-opt=--mcount-sym",
-                       "--scan-opt", "__fentry__", linkpass=linkpass)
+    proc = link_driver(out, [*gcc_prog, hook], "-v", "--keep-relocs",
+                       "--scan-opt=--mcount-sym", "--scan-opt", "my_hook",
+                       linkpass=linkpass)
     cmds = [ln for ln in proc.stdout.splitlines() if ln.startswith("+ ")]
     for sub in ("'scan'", "'check'"):
-        assert any(sub in c and "'--mcount-sym' '__fentry__'" in c
+        assert any(sub in c and "'--mcount-sym' 'my_hook'" in c
                    for c in cmds), cmds
-    assert_table_matches(linkpass, out, ground_truth(out, mode="fentry"))
+    truth = ground_truth(out, mode="fentry", mcount_syms=("my_hook",))
+    assert sorted(n for n, _ in truth.values()) == ["hooked_a", "hooked_b"]
+    assert_table_matches(linkpass, out, truth)
+    assert run([out], check=False).returncode == EXIT_CODE
 
 
 def test_keep_temps_and_tmpdir(linkpass, gcc_prog, tmp_path):
@@ -725,6 +753,115 @@ def test_direct_linker_gets_emit_relocs(linkpass, tmp_path):
     assert links and all("'--emit-relocs'" in ln for ln in links), links
 
 
+@pytest.mark.parametrize("kind", ["guess", "--linker", "--driver"])
+@pytest.mark.parametrize("wrapped", ["ld", "gcc"])
+def test_linker_or_driver_switch(linkpass, tmp_path, wrapped, kind):
+    """The command's name decides between --emit-relocs (a linker) and
+    -Wl,--emit-relocs (a compiler driver).  A wrapper whose name says the
+    opposite (a linker called 'mylink', a compiler driver called
+    'cross-ld') fails on the guess and links with the right switch."""
+    require_compiler_ld("gcc", "bfd")
+    name = "mylink" if wrapped == "ld" else "cross-ld"
+    wrapper = write(tmp_path / "bin" / name,
+                    f"#!/bin/sh\nexec {wrapped} \"$@\"\n")
+    wrapper.chmod(0o755)
+    if wrapped == "ld":
+        lds = write(tmp_path / "kernel.lds", KERNEL_LDS)
+        objs = kernel_objects(tmp_path, "gcc", KERNEL_CFLAGS)
+        cmd = [wrapper, "-m", "elf_x86_64", "-T", lds, *objs]
+        opts = list(KERNEL_TABLE_OPTS)
+        right = "--linker"
+    else:
+        d = tmp_path / "prog"
+        objs = [compile_src(d, "main.c", MAIN_C, flags=["-pg", "-mfentry",
+                                                        "-O2"]),
+                compile_src(d, "util.c", UTIL_C, flags=["-pg", "-mfentry",
+                                                        "-O2"]),
+                compile_src(d, "init.c", INIT_C, flags=["-pg", "-mfentry",
+                                                        "-O2"]),
+                assemble(d, "stubs.s", STUBS_S)]
+        cmd = [wrapper, *objs]
+        opts = []
+        right = "--driver"
+    out = tmp_path / "out"
+    switch = [] if kind == "guess" else [kind]
+    proc = link_driver(out, cmd, "-v", "--keep-relocs", *switch, *opts,
+                       linkpass=linkpass, check=False)
+    links = [ln for ln in proc.stdout.splitlines()
+             if ln.startswith("+ ") and name in ln]
+    if kind == right:
+        assert proc.returncode == 0, proc.stderr
+        want = "'--emit-relocs'" if kind == "--linker" else \
+            "'-Wl,--emit-relocs'"
+        assert len(links) == 2 and all(want in ln for ln in links), links
+        assert linkpass.dump(out, *opts) == \
+            sorted(ground_truth(out, mode="fentry"))
+    else:
+        # the guess (from the name) or the wrong switch: the command gets
+        # the other flag and fails
+        assert proc.returncode != 0
+        assert re.search(rf"^link-vmlinux\.sh: link 1: '{re.escape(str(wrapper))}'"
+                         r" failed with status \d+", proc.stderr, re.M), \
+            proc.stderr
+        assert not out.exists()
+
+
+LOGGING_LINKPASS = """\
+#!/bin/sh
+echo "{tag} $1" >> {log}
+exec {real} "$@"
+"""
+
+
+@pytest.mark.parametrize("source", ["option", "env", "repo", "path",
+                                    "none"])
+def test_linkpass_fallbacks(linkpass, gcc_prog, tmp_path, source):
+    """--linkpass, else $LINKPASS, else the repository's build next to the
+    script, else linkpass in PATH; else a clear error.  Each candidate is
+    a logging wrapper, so the log shows which one ran."""
+    log = tmp_path / "used.log"
+
+    def wrapper(path, tag):
+        w = write(path, LOGGING_LINKPASS.format(tag=tag, log=log,
+                                                real=linkpass.path))
+        w.chmod(0o755)
+        return w
+
+    # a copy of the script, so "the repository's build" can be chosen
+    repo = tmp_path / "repo"
+    script = write(repo / "scripts" / "link-vmlinux.sh",
+                   LINK_VMLINUX.read_text())
+    opt = wrapper(tmp_path / "opt" / "linkpass", "option")
+    env_lp = wrapper(tmp_path / "env" / "linkpass", "env")
+    wrapper(tmp_path / "pathdir" / "linkpass", "path")
+    env = {"PATH": f"{tmp_path / 'pathdir'}:{os.environ['PATH']}", "V": ""}
+    if source == "none":
+        env["PATH"] = os.environ["PATH"]
+    args = []
+    if source == "option":
+        args = ["--linkpass", opt]
+        env["LINKPASS"] = env_lp
+    elif source == "env":
+        env["LINKPASS"] = env_lp
+    if source in ("option", "env", "repo"):
+        wrapper(repo / "linkpass" / "linkpass", "repo")
+    out = tmp_path / "prog"
+    proc = run(["bash", script, *args, out, "--", *gcc_prog], env=env,
+               clear_env=("LINKPASS",), check=False)
+    if source == "none":
+        if have("linkpass"):
+            pytest.fail("a linkpass in PATH hides the 'not found' case")
+        assert proc.returncode == 1
+        assert proc.stderr == ("link-vmlinux.sh: linkpass: not found (run "
+                               "make, or pass --linkpass PATH)\n")
+        assert not out.exists()
+        return
+    assert proc.returncode == 0, describe(proc)
+    used = {line.split()[0] for line in log.read_text().splitlines()}
+    assert used == {source}, log.read_text()
+    assert "scan" in log.read_text() and "check" in log.read_text()
+
+
 # ---------------------------------------------------------------------------
 # Usage errors (no linkpass needed)
 
@@ -737,6 +874,12 @@ def test_direct_linker_gets_emit_relocs(linkpass, tmp_path):
     (["--max-passes"], "--max-passes: missing argument"),
     (["--frobnicate", "out", "--", "gcc"], "--frobnicate: unknown option"),
     (["out", "other", "--", "gcc"], "only one OUTPUT"),
+    (["--max-passes=0", "out", "--", "gcc"], "not a positive number"),
+    (["--keep-relocs=yes", "out", "--", "gcc"],
+     "--keep-relocs: takes no argument"),
+    (["--tmpdir"], "--tmpdir: missing argument"),
+    (["--linker", "--driver", "out", "--", "ld"],
+     "--driver and --linker: give at most one"),
 ])
 def test_usage_errors(tmp_path, args, message):
     require_tools("bash")
@@ -751,7 +894,8 @@ def test_help():
     proc = run(["bash", LINK_VMLINUX, "--help"])
     assert proc.stdout.startswith("Usage: link-vmlinux.sh [options] OUTPUT --")
     for opt in ("--max-passes", "--keep-relocs", "--keep-temps", "--linkpass",
-                "--scan-opt", "--stats", "--extra-gen", "--tmpdir", "-v"):
+                "--scan-opt", "--stats", "--extra-gen", "--tmpdir", "-v",
+                "--linker", "--driver", "--start-sym", "--stop-sym"):
         assert opt in proc.stdout
 
 
