@@ -316,6 +316,17 @@ def test_gen_manifest_is_consistent(tmp_path):
         elif f["kind"] not in ("main", "asm"):
             assert 1 <= f["calls_per_round"] <= 9, f
     assert kinds["probe_one"] == m["units"]
+    # --units and --funcs-per-unit shape the output: 4 unit files, and
+    # half the functions per unit give about half the functions
+    assert (m["units"], m["funcs_per_unit"], m["seed"]) == (4, 40, 3)
+    assert sorted(p.name for p in tmp_path.glob("unit*.c")) == \
+        [f"unit{k:04d}.c" for k in range(4)]
+    half = tmp_path / "half"
+    run([sys.executable, SAMPLES / "gen.py", "--units", "4",
+         "--funcs-per-unit", "20", "--seed", "3", "--out", half])
+    with open(half / "manifest.json") as f:
+        n_half = len(json.load(f)["functions"])
+    assert 0.4 < n_half / len(fns) < 0.6, (n_half, len(fns))
 
 
 def test_manifest_matches_code(built):
