@@ -53,6 +53,10 @@ Options:
                      into the next link (repeatable; e.g. kallsyms)
   --tmpdir DIR       where to make the temporary directory (default: the
                      directory of OUTPUT)
+  --reuse-table FILE keep the table object of a successful run in FILE and
+                     link it into the first link of the next run with the
+                     same command: when check accepts that image, the run
+                     takes one link (not with --extra-gen)
   --linker, --driver LINK-COMMAND is a linker (gets --emit-relocs) or a
                      compiler driver (gets -Wl,--emit-relocs); default:
                      guessed from the command's name (ld, ld.lld, *-ld...
@@ -117,6 +121,7 @@ output=
 scan_opts=()
 table_opts=()
 gen_cmds=()
+reuse_table=
 
 link_kind=
 
@@ -135,7 +140,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 	case $opt in
 	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
-	--extra-gen | --tmpdir)
+	--extra-gen | --tmpdir | --reuse-table)
 		if [[ -z $inline ]]; then
 			[[ $# -ge 2 ]] || usage_error "$opt: missing argument"
 			value=$2
@@ -170,6 +175,7 @@ while [[ $# -gt 0 ]]; do
 	--start-sym | --stop-sym) table_opts+=("$opt" "$value") ;;
 	--extra-gen) gen_cmds+=("$value") ;;
 	--tmpdir) tmp_base=$value ;;
+	--reuse-table) reuse_table=$value ;;
 	-?*)
 		usage_error "$opt: unknown option"
 		;;
@@ -294,6 +300,17 @@ link()
 		die 1 "link $n: '${link_cmd[0]}' exited 0 but wrote no image"
 }
 
+# link_try N OBJ...: link image N, returning the linker's status; its
+# messages go to .tmp_link$N.log, not to the terminal.
+link_try()
+{
+	local n=$1 image=$tmp/.tmp_image$1
+	shift
+
+	run "${link_cmd[0]}" "$relocs_flag" -o "$image" "${link_cmd[@]:1}" "$@" \
+		>"$tmp/.tmp_link$n.log" 2>&1
+}
+
 # Run linkpass and propagate an error status.  scan and dump exit 0 or 2;
 # check exits 0 (stable), 1 (differences) or 2.
 lp()
@@ -396,8 +413,29 @@ show_report()
 
 n=1
 gen_objs_list=()
-link 1
 table=
+
+# --reuse-table: the table of the last successful run with the same link
+# command and scan options goes into link 1.  check decides as for any
+# image; a table that does not even link (a function it names is gone)
+# is dropped and link 1 done again without it.
+reused=
+if [[ -n $reuse_table ]]; then
+	printf '%s\n' "${link_cmd[@]}" -- "${scan_opts[@]}" >"$tmp/.tmp_key"
+	if [[ ${#gen_cmds[@]} -eq 0 && -f $reuse_table && -f $reuse_table.key ]] &&
+		cmp -s -- "$tmp/.tmp_key" "$reuse_table.key"; then
+		cp -- "$reuse_table" "$tmp/.tmp_mcount0.o"
+		progress REUSE "${reuse_table##*/}"
+		progress LD .tmp_image1
+		if link_try 1 "$tmp/.tmp_mcount0.o"; then
+			reused=1
+			table=$tmp/.tmp_mcount0.o
+		else
+			progress REUSE "dropped: link 1 failed with it"
+		fi
+	fi
+fi
+[[ -n $reused ]] || link 1
 
 while :; do
 	table_ok=
@@ -405,7 +443,7 @@ while :; do
 
 	# Image 1 carries no table, so it cannot be stable unless it has no
 	# sites at all; check it only when there is no other pass to run.
-	if [[ $n -gt 1 || $n -eq $max_passes ]]; then
+	if [[ $n -gt 1 || $n -eq $max_passes || -n $reused ]]; then
 		check "$n" && table_ok=1
 	fi
 	if [[ ${#gen_cmds[@]} -gt 0 ]]; then
@@ -475,5 +513,15 @@ fi
 chmod --reference="$image" -- "$out_tmp"
 run mv -f -- "$out_tmp" "$output"
 out_tmp=
+
+# The table linked into the image, for the next run.
+if [[ -n $reuse_table && -n $table ]]; then
+	if ! { cp -- "$table" "$reuse_table.tmp" &&
+		cp -- "$tmp/.tmp_key" "$reuse_table.key.tmp" &&
+		mv -f -- "$reuse_table.tmp" "$reuse_table" &&
+		mv -f -- "$reuse_table.key.tmp" "$reuse_table.key"; }; then
+		die 1 "--reuse-table: cannot write '$reuse_table'"
+	fi
+fi
 
 progress LINKS "$n (stable)"

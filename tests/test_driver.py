@@ -862,6 +862,98 @@ def test_linkpass_fallbacks(linkpass, gcc_prog, tmp_path, source):
     assert "scan" in log.read_text() and "check" in log.read_text()
 
 
+# extra.c for the --reuse-table tests: NAME is the first global of
+# .sched.text, so the anchor of its entries in the kept table; a long
+# body (K > 9) moves extra_two's call site.
+EXTRA_C = """\
+__attribute__((section(".sched.text"), noinline)) int %s(int x)
+{
+	volatile int v = x;
+	for (int i = 0; i < %d; i++)
+		v += i;
+	BODY
+	return v;
+}
+__attribute__((section(".sched.text"), noinline)) int extra_two(int x)
+{
+	return x * 3;
+}
+"""
+
+
+def extra_c(name, k):
+    more = "".join(f"v ^= v >> {i};" for i in range(1, 30)) if k > 9 else ""
+    return (EXTRA_C % (name, k)).replace("BODY", more)
+
+
+@pytest.fixture
+def reuse_build(linkpass, tmp_path):
+    """build(extra_name, constant, *opts, cmd=None) -> (links, reused):
+    link the test program and extra.c through the driver with
+    --reuse-table, and check the result against the ground truth."""
+    require_compiler_ld("gcc", "bfd")
+    flags = ["-pg", "-mfentry", "-O2", "-fno-pie"]
+    d = tmp_path / "src"
+    objs = [compile_src(d, n, src, flags=flags)
+            for n, src in (("main.c", MAIN_C), ("util.c", UTIL_C),
+                           ("init.c", INIT_C))]
+    objs.append(assemble(d, "stubs.s", STUBS_S))
+    extra = d / "extra.o"
+    base_cmd = ["gcc", "-no-pie", *objs, extra]
+    keep = tmp_path / "table.o"
+    out = tmp_path / "prog"
+
+    def build(name="extra_one", k=2, *opts, cmd=None):
+        compile_src(d, "extra.c", extra_c(name, k), flags=flags)
+        proc = link_driver(out, cmd or base_cmd, "--keep-relocs",
+                           "--reuse-table", keep, *opts, linkpass=linkpass)
+        assert linkpass.check(out)[0] == 0
+        truth = ground_truth(out, sections=(".text", ".init.text",
+                                            ".sched.text"))
+        assert linkpass.dump(out) == sorted(truth)
+        assert run([out], check=False).returncode == EXIT_CODE
+        lines = proc.stdout.splitlines()
+        reused = [ln.split(None, 1)[1] for ln in lines
+                  if ln.startswith("  REUSE   ")]
+        return links_taken(proc.stdout), reused
+    build.keep = keep
+    build.cmd = base_cmd
+    return build
+
+
+def test_reuse_table(reuse_build):
+    """--reuse-table FILE: an unchanged relink, or an edit that moves no
+    call site, takes one link; an edit that moves sites takes two and
+    still gives the right table (checked against the ground truth)."""
+    build = reuse_build
+    assert build("extra_one", 5) == (2, [])
+    assert build.keep.exists()
+    assert build("extra_one", 5) == (1, ["table.o"])    # unchanged
+    assert build("extra_one", 6) == (1, ["table.o"])    # same-size edit
+    assert build("extra_one", 10) == (2, ["table.o"])   # a site moves
+    assert build("extra_one", 10) == (1, ["table.o"])
+
+
+def test_reuse_table_only_for_the_same_command(reuse_build):
+    build = reuse_build
+    assert build() == (2, [])
+    assert build(cmd=[*build.cmd, "-Wl,-z,now"]) == (2, [])
+    assert build("extra_one", 2, "--scan-opt=--mcount-sym=__fentry__") == \
+        (2, [])
+    assert build("extra_one", 2, "--scan-opt=--mcount-sym=__fentry__") == \
+        (1, ["table.o"])
+
+
+def test_reuse_table_dropped_when_it_does_not_link(reuse_build):
+    """The kept table's anchor (extra_one) is gone: link 1 fails with it,
+    so link 1 is done again without it, and the run goes on as usual."""
+    build = reuse_build
+    assert build() == (2, [])
+    assert build("extra_other", 2) == \
+        (2, ["table.o", "dropped: link 1 failed with it"])
+    assert build("extra_other", 2) == (1, ["table.o"])
+
+
 # ---------------------------------------------------------------------------
 # Usage errors (no linkpass needed)
 
