@@ -14,8 +14,9 @@ import pytest
 import lpfacts
 from lptest import (LINK_VMLINUX, STUBS_S, assemble, compile_src, describe,
                     elf_type, ground_truth, have, link_driver, links_taken,
-                    read_bytes, relative_relocs_in, require_compiler_ld, require_tools,
-                    run, section_headers, symbol_value, symbols, write)
+                    read_bytes, relative_relocs_in, require_compiler_ld,
+                    require_tools, run, section_headers, symbol_value,
+                    symbols, write)
 
 # ---------------------------------------------------------------------------
 # A user-space program: static and global functions in several files, a
@@ -800,9 +801,9 @@ def test_linker_or_driver_switch(linkpass, tmp_path, wrapped, kind):
         # the guess (from the name) or the wrong switch: the command gets
         # the other flag and fails
         assert proc.returncode != 0
-        assert re.search(rf"^link-vmlinux\.sh: link 1: '{re.escape(str(wrapper))}'"
-                         r" failed with status \d+", proc.stderr, re.M), \
-            proc.stderr
+        failed = (rf"^link-vmlinux\.sh: link 1: '{re.escape(str(wrapper))}'"
+                  r" failed with status \d+")
+        assert re.search(failed, proc.stderr, re.M), proc.stderr
         assert not out.exists()
 
 

@@ -11,9 +11,9 @@
 # code relocations; compressed debug sections are never read): those
 # must succeed quietly, with the output the command gives on the case's
 # control image.  Two base images (gcc + GNU ld PIE, clang + lld
-# non-PIE) and a relocatable object for linkpass obj.  The binary under test is $LINKPASS_BIN (default
-# linkpass/linkpass); `make sanitize` runs this file against an
-# AddressSanitizer + UBSan build.
+# non-PIE) and a relocatable object for linkpass obj.  The binary under
+# test is $LINKPASS_BIN (default linkpass/linkpass); `make sanitize` runs
+# this file against an AddressSanitizer + UBSan build.
 
 import os
 import re

@@ -139,7 +139,10 @@ int SEC(".sched.text") schedf(int x) { return x + 2; }
 int SEC(".mysec") mysecf(int x) { return x + 3; }
 int SEC(".other") otherf(int x) { return x + 4; }
 int SEC(".kprobes.text") kprobef(int x) { return x + 5; }
-int main(void) { return initf(1) + schedf(1) + mysecf(1) + otherf(1) + kprobef(1) - 20; }
+int main(void)
+{
+	return initf(1) + schedf(1) + mysecf(1) + otherf(1) + kprobef(1) - 20;
+}
 """
 
 POLICY_DEFAULT = {"main", "initf", "schedf", "kprobef"}

@@ -1,8 +1,9 @@
 # The threaded relocation scan: an image past the parallel threshold
 # (300,000 relocations) scanned with 1, 2, 3 and 8 workers and the
 # default must give byte-identical tables, equal to the generator's own
-# list of sites once linked, and the relinked image must check clean.  `make tsan` runs this file against a ThreadSanitizer
-# build ($LINKPASS_BIN), `make sanitize` against ASan + UBSan.
+# list of sites once linked, and the relinked image must check clean.
+# `make tsan` runs this file against a ThreadSanitizer build
+# ($LINKPASS_BIN), `make sanitize` against ASan + UBSan.
 
 import os
 import re

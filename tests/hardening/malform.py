@@ -278,19 +278,25 @@ def _image_cases(c, base, rnd):
           "EI_CLASS is not a known class")
     c.add("big-endian", "ELF header", _ident(base, 5, 2), ALL_FAIL,
           "EI_DATA says big-endian")
-    c.add("machine-aarch64", "ELF header", _patched(base, e_machine=183), ALL_FAIL,
+    c.add("machine-aarch64", "ELF header",
+          _patched(base, e_machine=183), ALL_FAIL,
           "e_machine is AArch64")
     c.add("type-core", "ELF header", _patched(base, e_type=4), ALL_FAIL,
           "e_type is ET_CORE")
-    c.add("shoff-past-eof", "section header table", _patched(base, e_shoff=size + 0x1000),
+    c.add("shoff-past-eof", "section header table",
+          _patched(base, e_shoff=size + 0x1000),
           ALL_FAIL, "section header table starts past the end of the file")
-    c.add("shoff-straddles-eof", "section header table", _patched(base, e_shoff=size - 100),
+    c.add("shoff-straddles-eof", "section header table",
+          _patched(base, e_shoff=size - 100),
           ALL_FAIL, "section header table runs past the end of the file")
-    c.add("shnum-huge", "section header table", _patched(base, e_shnum=0xfeff), ALL_FAIL,
+    c.add("shnum-huge", "section header table",
+          _patched(base, e_shnum=0xfeff), ALL_FAIL,
           "e_shnum far larger than the table in the file")
-    c.add("shentsize-wrong", "ELF header", _patched(base, e_shentsize=32), ALL_FAIL,
+    c.add("shentsize-wrong", "ELF header",
+          _patched(base, e_shentsize=32), ALL_FAIL,
           "e_shentsize is not the size of a section header")
-    c.add("shstrndx-out-of-range", "ELF header", _patched(base, e_shstrndx=n + 5),
+    c.add("shstrndx-out-of-range", "ELF header",
+          _patched(base, e_shstrndx=n + 5),
           ALL_FAIL, "e_shstrndx beyond the section count")
     c.add("shstrndx-not-strtab", "ELF header", _patched(base, e_shstrndx=text),
           ALL_FAIL, "e_shstrndx names .text, not a string table")
@@ -305,9 +311,11 @@ def _image_cases(c, base, rnd):
 
     # -- section headers
     c.group = "sections"
-    c.add("sh-name-out-of-range", f"section header {text}", _shdr(base, ".text", sh_name=0xfffffff),
+    c.add("sh-name-out-of-range", f"section header {text}",
+          _shdr(base, ".text", sh_name=0xfffffff),
           ALL_FAIL, "sh_name of .text beyond the section name table")
-    c.add("sh-type-garbage", ".rela.text", _shdr(base, ".rela.text", sh_type=0x12345678),
+    c.add("sh-type-garbage", ".rela.text",
+          _shdr(base, ".rela.text", sh_type=0x12345678),
           ALL_FAIL, "sh_type of .rela.text is no known section type")
     c.add("sh-offset-garbage", ".rela.text",
           _shdr(base, ".rela.text", sh_offset=0xdeadbeefdeadbeef),
@@ -337,15 +345,20 @@ def _image_cases(c, base, rnd):
 
     # -- the code relocation section
     c.group = "relocs"
-    c.add("rela-link-out-of-range", ".rela.text", _shdr(base, ".rela.text", sh_link=n + 7),
+    c.add("rela-link-out-of-range", ".rela.text",
+          _shdr(base, ".rela.text", sh_link=n + 7),
           RELOCS_FAIL, "sh_link of .rela.text beyond the section count")
-    c.add("rela-link-not-symtab", ".rela.text", _shdr(base, ".rela.text", sh_link=strtab),
+    c.add("rela-link-not-symtab", ".rela.text",
+          _shdr(base, ".rela.text", sh_link=strtab),
           RELOCS_FAIL, "sh_link of .rela.text names .strtab")
-    c.add("rela-info-out-of-range", ".rela.text", _shdr(base, ".rela.text", sh_info=n + 7),
+    c.add("rela-info-out-of-range", ".rela.text",
+          _shdr(base, ".rela.text", sh_info=n + 7),
           RELOCS_FAIL, "sh_info of .rela.text beyond the section count")
-    c.add("rela-entsize-zero", ".rela.text", _shdr(base, ".rela.text", sh_entsize=0),
+    c.add("rela-entsize-zero", ".rela.text",
+          _shdr(base, ".rela.text", sh_entsize=0),
           RELOCS_FAIL, "sh_entsize of .rela.text is 0")
-    c.add("rela-entsize-wrong", ".rela.text", _shdr(base, ".rela.text", sh_entsize=16),
+    c.add("rela-entsize-wrong", ".rela.text",
+          _shdr(base, ".rela.text", sh_entsize=16),
           RELOCS_FAIL, "sh_entsize of .rela.text is 16 (Rel, not Rela)")
     c.add("rela-size-ragged", ".rela.text",
           _shdr(base, ".rela.text", sh_size=base.shdr(rt)["sh_size"] - 5),
@@ -368,26 +381,32 @@ def _image_cases(c, base, rnd):
     e.set_rela(rt, 2, r_offset=t["sh_addr"] + t["sh_size"] + 0x1000)
     c.add("reloc-offset-after", ".rela.text entry 2", e, RELOCS_FAIL,
           "a .rela.text entry points after .text")
-    c.add("text-nobits", ".rela.text", _shdr(base, ".text", sh_type=SHT_NOBITS),
+    c.add("text-nobits", ".rela.text",
+          _shdr(base, ".text", sh_type=SHT_NOBITS),
           RELOCS_FAIL, ".text is SHT_NOBITS but has relocations")
 
     # -- the symbol table
     c.group = "symtab"
-    c.add("symtab-entsize-zero", ".symtab", _shdr(base, ".symtab", sh_entsize=0),
+    c.add("symtab-entsize-zero", ".symtab",
+          _shdr(base, ".symtab", sh_entsize=0),
           ALL_FAIL, "sh_entsize of .symtab is 0")
-    c.add("symtab-entsize-wrong", ".symtab", _shdr(base, ".symtab", sh_entsize=16),
+    c.add("symtab-entsize-wrong", ".symtab",
+          _shdr(base, ".symtab", sh_entsize=16),
           ALL_FAIL, "sh_entsize of .symtab is 16")
     c.add("symtab-size-ragged", ".symtab",
           _shdr(base, ".symtab", sh_size=s["sh_size"] - 7),
           ALL_FAIL, "sh_size of .symtab is not a whole number of entries")
-    c.add("symtab-link-out-of-range", ".symtab", _shdr(base, ".symtab", sh_link=n + 3),
+    c.add("symtab-link-out-of-range", ".symtab",
+          _shdr(base, ".symtab", sh_link=n + 3),
           ALL_FAIL, "sh_link of .symtab beyond the section count")
-    c.add("symtab-link-not-strtab", ".symtab", _shdr(base, ".symtab", sh_link=text),
+    c.add("symtab-link-not-strtab", ".symtab",
+          _shdr(base, ".symtab", sh_link=text),
           ALL_FAIL, "sh_link of .symtab names .text")
     c.add("symtab-compressed", ".symtab",
           _shdr(base, ".symtab", sh_flags=SHF_COMPRESSED),
           ALL_FAIL, ".symtab flagged SHF_COMPRESSED")
-    c.add("two-symtabs", ".symtab", _shdr(base, ".comment", sh_type=SHT_SYMTAB),
+    c.add("two-symtabs", ".symtab",
+          _shdr(base, ".comment", sh_type=SHT_SYMTAB),
           ALL_FAIL, ".comment retyped as a second SHT_SYMTAB")
     e = base.copy()
     k, _ = e.symbol("main")
@@ -401,33 +420,40 @@ def _image_cases(c, base, rnd):
 
     # -- the table linked into the image
     c.group = "table"
+    bounds = f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}"
     ks, start = base.symbol(lpfacts.LINKER_START)
     kp, stop = base.symbol(lpfacts.LINKER_STOP)
     e = base.copy()
     e.set_symbol(ks, st_value=stop["st_value"])
     e.set_symbol(kp, st_value=start["st_value"])
-    c.add("table-start-after-stop", f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}", e, TABLE_FAIL,
+    c.add("table-start-after-stop", bounds,
+          e, TABLE_FAIL,
           "__start___mcount_loc > __stop___mcount_loc")
     e = base.copy()
     e.set_symbol(kp, st_value=stop["st_value"] - 3)
-    c.add("table-odd-size-symbols", f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}", e, TABLE_FAIL,
+    c.add("table-odd-size-symbols", bounds,
+          e, TABLE_FAIL,
           "__stop___mcount_loc - __start___mcount_loc is not a multiple of 8")
     e = base.copy()
     e.set_symbol(ks, st_shndx=0)
     e.set_symbol(kp, st_shndx=0)
     e.set_shdr(table, sh_size=e.shdr(table)["sh_size"] - 3)
-    c.add("table-odd-size-section", f"section {lpfacts.SECTION}", e, TABLE_FAIL,
+    c.add("table-odd-size-section", f"section {lpfacts.SECTION}",
+          e, TABLE_FAIL,
           "no start/stop symbols; __mcount_loc size not a multiple of 8")
     e = base.copy()
     e.set_symbol(kp, st_value=stop["st_value"] + 0x100000)
-    c.add("table-stop-outside", f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}", e, TABLE_FAIL,
+    c.add("table-stop-outside", bounds,
+          e, TABLE_FAIL,
           "__stop___mcount_loc far past the end of __mcount_loc")
     e = base.copy()
     e.set_symbol(ks, st_value=0x10)
     e.set_symbol(kp, st_value=0x18)
-    c.add("table-not-in-section", f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}", e, TABLE_FAIL,
+    c.add("table-not-in-section", bounds,
+          e, TABLE_FAIL,
           "start/stop symbols in no allocated section")
-    c.add("table-nobits", f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}", _shdr(base, lpfacts.SECTION, sh_type=SHT_NOBITS),
+    c.add("table-nobits", bounds,
+          _shdr(base, lpfacts.SECTION, sh_type=SHT_NOBITS),
           TABLE_FAIL, "__mcount_loc is SHT_NOBITS")
     c.add("table-compressed", lpfacts.SECTION,
           _shdr(base, lpfacts.SECTION,
@@ -490,9 +516,11 @@ def make_corpus(images, outdir, seed=1, clang=None):
               f"debug sections compressed with {how} (SHF_COMPRESSED): "
               "never read, so harmless", control="debug-uncompressed")
         z.unlink()
-    c.add("debug-uncompressed", None, Path(images["debug"]).read_bytes(), HARMLESS,
+    c.add("debug-uncompressed", None,
+          Path(images["debug"]).read_bytes(), HARMLESS,
           "the -g image as linked: the control for the compressed cases")
-    c.add("control", None, bytes(base.data), HARMLESS, "the base image unchanged")
+    c.add("control", None,
+          bytes(base.data), HARMLESS, "the base image unchanged")
 
     if clang:
         c.prefix, c.control = "clang-", "clang-control"
@@ -518,7 +546,6 @@ OBJ_OK = dict(obj=0)
 def _object_cases(c, base):
     """linkpass obj on a broken relocatable object."""
     rt = base.index(".rela.text")
-    symtab = base.symtab()
     n = base.nsecs
     c.group = "object"
     _truncations(c, base, OBJ_FAIL)
@@ -548,7 +575,6 @@ def _object_cases(c, base):
     c.add("shstrndx-out-of-range", "ELF header",
           _patched(base, e_shstrndx=n + 5), OBJ_FAIL,
           "e_shstrndx beyond the section count")
-    del symtab
     c.add("control", None, bytes(base.data), OBJ_OK,
           "the object unchanged")
 
