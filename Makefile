@@ -28,7 +28,7 @@ linkpass/linkpass: $(LP_OBJS)
 # The pytest suite, then the sanitizer builds, fuzz smoke run and
 # malformed-input corpus under them (mk/hardening.mk).
 test: deps all
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q -rs tests
 	$(MAKE) test-hardening
 
 clean: runtime-clean

@@ -8,8 +8,13 @@
 # bench (build-time comparison).  Needs root to install anything.
 set -euo pipefail
 
+# base is everything `make test` needs apart from the kernel: under
+# CI=true a test that would skip for a missing tool fails instead
+# (tests/conftest.py), so each tool a test requires is listed here:
+# the shellcheck tool (test_driver.py), linux-source-6.1 (test_bench.py builds
+# the kernel's recordmcount from it).
 declare -A groups=(
-	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev"
+	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev shellcheck linux-source-6.1"
 	[kernel]="linux-source-6.1 busybox-static qemu-system-x86 cpio bc flex bison libssl-dev xz-utils ccache"
 	[bench]="time valgrind linux-source-6.1"
 )

@@ -53,6 +53,14 @@ Options:
                      into the next link (repeatable; e.g. kallsyms)
   --tmpdir DIR       where to make the temporary directory (default: the
                      directory of OUTPUT)
+  --reuse-table FILE keep the table object of a successful run in FILE and
+                     link it into the first link of the next run with the
+                     same command: when check accepts that image, the run
+                     takes one link (not with --extra-gen)
+  --linker, --driver LINK-COMMAND is a linker (gets --emit-relocs) or a
+                     compiler driver (gets -Wl,--emit-relocs); default:
+                     guessed from the command's name (ld, ld.lld, *-ld...
+                     are linkers, anything else a driver)
   -v, --verbose      print every command (also V=1 in the environment)
   -h, --help         show this help
 
@@ -113,15 +121,37 @@ output=
 scan_opts=()
 table_opts=()
 gen_cmds=()
+reuse_table=
 
-# need_arg OPTION NUMBER-OF-WORDS-LEFT
-need_arg()
-{
-	[[ $2 -ge 2 ]] || usage_error "$1: missing argument"
-}
+link_kind=
 
+# Each option is parsed once: "--opt=value" and "--opt value" are split
+# into opt and value first, then one case handles every option.
 while [[ $# -gt 0 ]]; do
-	case $1 in
+	opt=$1
+	value=
+	inline=
+	case $opt in
+	--*=*)
+		value=${opt#*=}
+		opt=${opt%%=*}
+		inline=1
+		;;
+	esac
+	case $opt in
+	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
+	--extra-gen | --tmpdir | --reuse-table)
+		if [[ -z $inline ]]; then
+			[[ $# -ge 2 ]] || usage_error "$opt: missing argument"
+			value=$2
+			shift
+		fi
+		;;
+	*)
+		[[ -z $inline ]] || usage_error "$opt: takes no argument"
+		;;
+	esac
+	case $opt in
 	--)
 		shift
 		break
@@ -130,45 +160,28 @@ while [[ $# -gt 0 ]]; do
 		usage
 		exit 0
 		;;
-	-v | --verbose)
-		verbose=1
+	-v | --verbose) verbose=1 ;;
+	--keep-relocs) keep_relocs=1 ;;
+	--keep-temps) keep_temps=1 ;;
+	--stats) stats=1 ;;
+	--driver | --linker)
+		[[ -z $link_kind || $link_kind == "${opt#--}" ]] ||
+			usage_error "--driver and --linker: give at most one"
+		link_kind=${opt#--}
 		;;
-	--keep-relocs)
-		keep_relocs=1
-		;;
-	--keep-temps)
-		keep_temps=1
-		;;
-	--stats)
-		stats=1
-		;;
-	--max-passes=*) max_passes=${1#*=} ;;
-	--linkpass=*) linkpass=${1#*=} ;;
-	--scan-opt=*) scan_opts+=("${1#*=}") ;;
-	--start-sym=*) table_opts+=(--start-sym "${1#*=}") ;;
-	--stop-sym=*) table_opts+=(--stop-sym "${1#*=}") ;;
-	--extra-gen=*) gen_cmds+=("${1#*=}") ;;
-	--tmpdir=*) tmp_base=${1#*=} ;;
-	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
-	--extra-gen | --tmpdir)
-		need_arg "$1" $#
-		case $1 in
-		--max-passes) max_passes=$2 ;;
-		--linkpass) linkpass=$2 ;;
-		--scan-opt) scan_opts+=("$2") ;;
-		--start-sym) table_opts+=(--start-sym "$2") ;;
-		--stop-sym) table_opts+=(--stop-sym "$2") ;;
-		--extra-gen) gen_cmds+=("$2") ;;
-		--tmpdir) tmp_base=$2 ;;
-		esac
-		shift
-		;;
+	--max-passes) max_passes=$value ;;
+	--linkpass) linkpass=$value ;;
+	--scan-opt) scan_opts+=("$value") ;;
+	--start-sym | --stop-sym) table_opts+=("$opt" "$value") ;;
+	--extra-gen) gen_cmds+=("$value") ;;
+	--tmpdir) tmp_base=$value ;;
+	--reuse-table) reuse_table=$value ;;
 	-?*)
-		usage_error "$1: unknown option"
+		usage_error "$opt: unknown option"
 		;;
 	*)
-		[[ -z $output ]] || usage_error "$1: only one OUTPUT may be given (did you forget '--'?)"
-		output=$1
+		[[ -z $output ]] || usage_error "$opt: only one OUTPUT may be given (did you forget '--'?)"
+		output=$opt
 		;;
 	esac
 	shift
@@ -218,16 +231,24 @@ command -v objcopy >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
 	die 1 "objcopy: not found (install binutils, or use --keep-relocs)"
 
 # Keep relocations in the image: a linker takes --emit-relocs, a compiler
-# driver passes it on with -Wl.
-case $(basename -- "${link_cmd[0]}") in
-ld | ld.bfd | ld.gold | ld.lld | ld.lld-* | ld.mold | lld | lld-* | mold | \
-*-ld | *-ld.bfd | *-ld.gold | *-ld.lld | *-ld.mold)
+# driver passes it on with -Wl.  --linker/--driver say which; else the
+# command's name decides (a wrapper with another name needs the switch).
+if [[ -z $link_kind ]]; then
+	case $(basename -- "${link_cmd[0]}") in
+	ld | ld.bfd | ld.gold | ld.lld | ld.lld-* | ld.mold | lld | lld-* | mold | \
+	*-ld | *-ld.bfd | *-ld.gold | *-ld.lld | *-ld.mold)
+		link_kind=linker
+		;;
+	*)
+		link_kind=driver
+		;;
+	esac
+fi
+if [[ $link_kind == linker ]]; then
 	relocs_flag=--emit-relocs
-	;;
-*)
+else
 	relocs_flag=-Wl,--emit-relocs
-	;;
-esac
+fi
 
 # ---------------------------------------------------------------------
 # Temporary files
@@ -277,6 +298,17 @@ link()
 	fi
 	[[ -f $image ]] ||
 		die 1 "link $n: '${link_cmd[0]}' exited 0 but wrote no image"
+}
+
+# link_try N OBJ...: link image N, returning the linker's status; its
+# messages go to .tmp_link$N.log, not to the terminal.
+link_try()
+{
+	local n=$1 image=$tmp/.tmp_image$1
+	shift
+
+	run "${link_cmd[0]}" "$relocs_flag" -o "$image" "${link_cmd[@]:1}" "$@" \
+		>"$tmp/.tmp_link$n.log" 2>&1
 }
 
 # Run linkpass and propagate an error status.  scan and dump exit 0 or 2;
@@ -381,8 +413,29 @@ show_report()
 
 n=1
 gen_objs_list=()
-link 1
 table=
+
+# --reuse-table: the table of the last successful run with the same link
+# command and scan options goes into link 1.  check decides as for any
+# image; a table that does not even link (a function it names is gone)
+# is dropped and link 1 done again without it.
+reused=
+if [[ -n $reuse_table ]]; then
+	printf '%s\n' "${link_cmd[@]}" -- "${scan_opts[@]}" >"$tmp/.tmp_key"
+	if [[ ${#gen_cmds[@]} -eq 0 && -f $reuse_table && -f $reuse_table.key ]] &&
+		cmp -s -- "$tmp/.tmp_key" "$reuse_table.key"; then
+		cp -- "$reuse_table" "$tmp/.tmp_mcount0.o"
+		progress REUSE "${reuse_table##*/}"
+		progress LD .tmp_image1
+		if link_try 1 "$tmp/.tmp_mcount0.o"; then
+			reused=1
+			table=$tmp/.tmp_mcount0.o
+		else
+			progress REUSE "dropped: link 1 failed with it"
+		fi
+	fi
+fi
+[[ -n $reused ]] || link 1
 
 while :; do
 	table_ok=
@@ -390,7 +443,7 @@ while :; do
 
 	# Image 1 carries no table, so it cannot be stable unless it has no
 	# sites at all; check it only when there is no other pass to run.
-	if [[ $n -gt 1 || $n -eq $max_passes ]]; then
+	if [[ $n -gt 1 || $n -eq $max_passes || -n $reused ]]; then
 		check "$n" && table_ok=1
 	fi
 	if [[ ${#gen_cmds[@]} -gt 0 ]]; then
@@ -460,5 +513,15 @@ fi
 chmod --reference="$image" -- "$out_tmp"
 run mv -f -- "$out_tmp" "$output"
 out_tmp=
+
+# The table linked into the image, for the next run.
+if [[ -n $reuse_table && -n $table ]]; then
+	if ! { cp -- "$table" "$reuse_table.tmp" &&
+		cp -- "$tmp/.tmp_key" "$reuse_table.key.tmp" &&
+		mv -f -- "$reuse_table.tmp" "$reuse_table" &&
+		mv -f -- "$reuse_table.key.tmp" "$reuse_table.key"; }; then
+		die 1 "--reuse-table: cannot write '$reuse_table'"
+	fi
+fi
 
 progress LINKS "$n (stable)"

@@ -1,9 +1,15 @@
-# Crash safety of scan's output: SIGKILL `linkpass scan` at random points,
-# most of them while it writes a big table, over an existing previous
-# output.  Afterwards the output must be byte for byte either the old
-# file or the complete new one -- never a truncated or partial table.
-# (A kill may leave a stray out.o.tmpXXXXXX next to it; that is allowed
-# and counted, and is the evidence that the kill hit the write.)
+# Crash safety of linkpass's writes: SIGKILL `linkpass scan` (writing a
+# big table over an existing previous output) and `linkpass obj`
+# (rewriting a big object in place) at random points, most of them while
+# the file is being written.  Afterwards the file must be byte for byte
+# either the old one or the complete new one -- never a truncated or
+# partial file.  (A kill may leave a stray FILE.tmpXXXXXX next to it;
+# that is allowed and counted, and is the evidence that the kill hit the
+# write.)
+#
+# The kill times are drawn from a seeded generator: LINKPASS_CRASH_SEED
+# (default 1) makes a failure reproducible, and the seed is in every
+# failure message.
 
 import os
 import random
@@ -26,14 +32,21 @@ NFUNCS = 100_000
 KILLS = 24
 
 
+SEED = int(os.environ.get("LINKPASS_CRASH_SEED", "1"))
+
+
 @pytest.fixture(scope="module")
-def image(tmp_path_factory):
+def built(tmp_path_factory):
     for tool in ("as", "ld"):
         if not subprocess.run(["which", tool], capture_output=True).stdout:
             pytest.skip(f"not installed: {tool}")
     work = tmp_path_factory.mktemp("crash")
-    img, _ = scalegen.generate(work / "build", NFUNCS)
-    return img
+    return scalegen.generate(work / "build", NFUNCS)
+
+
+@pytest.fixture(scope="module")
+def image(built):
+    return built[0]
 
 
 def _tmp_files(d, name):
@@ -65,8 +78,7 @@ def _kill_at(args, out, rnd, mode, wall, write):
 
 @pytest.mark.parametrize("fmt", ["elf", "asm"])
 def test_sigkill_leaves_old_or_new_output(image, tmp_path, fmt):
-    rnd = random.Random(int(os.environ.get("LINKPASS_CRASH_SEED", "0")) or
-                        None)
+    rnd = random.Random(f"{SEED}-scan-{fmt}")
     ref_dir = tmp_path / "ref"
     ref_dir.mkdir()
     fmt_opt = f"--format={fmt}"
@@ -104,8 +116,9 @@ def test_sigkill_leaves_old_or_new_output(image, tmp_path, fmt):
                            rnd, mode, wall, write)
         got = out.read_bytes()
         assert got in (old, new), (
-            f"kill {k} ({mode}, exit {rc}): output is {len(got)} bytes, "
-            f"neither the old ({len(old)}) nor the new ({len(new)}) file")
+            f"LINKPASS_CRASH_SEED={SEED}: kill {k} ({mode}, exit {rc}): "
+            f"output is {len(got)} bytes, neither the old ({len(old)}) nor "
+            f"the new ({len(new)}) file")
         seen["old" if got == old else "new"] += 1
         seen["mid-write"] += mid
         seen["finished"] += rc == 0
@@ -113,5 +126,55 @@ def test_sigkill_leaves_old_or_new_output(image, tmp_path, fmt):
         assert len(_tmp_files(work, "table.o")) <= 1
     print(f"\ncrash safety ({fmt}): {KILLS} kills: {seen}")
     # the kills must really have landed inside the write
+    assert seen["mid-write"] >= 1, seen
+    assert seen["old"] >= 1, seen
+
+
+def test_sigkill_during_obj_rewrite(built, tmp_path):
+    """linkpass obj rewrites an object in place: killed at any point, the
+    object is the original or the complete new one, and a later run
+    finishes the job (or finds it done)."""
+    _, objs = built
+    src = max(objs, key=lambda o: o.stat().st_size)
+    rnd = random.Random(f"{SEED}-obj")
+    old = src.read_bytes()
+
+    ref = tmp_path / "ref.o"
+    ref.write_bytes(old)
+    t0 = time.monotonic()
+    proc = harness.run_linkpass(["obj", ref])
+    wall = time.monotonic() - t0
+    assert proc.returncode == 0, harness.describe(proc)
+    new = ref.read_bytes()
+    again = tmp_path / "again.o"
+    again.write_bytes(old)
+    harness.run_linkpass(["obj", again])
+    assert again.read_bytes() == new and new != old
+
+    work = tmp_path / "out"
+    work.mkdir()
+    obj = work / "piece.o"
+    seen = {"old": 0, "new": 0, "mid-write": 0, "finished": 0}
+    for k in range(KILLS):
+        for p in work.iterdir():
+            p.unlink()
+        obj.write_bytes(old)
+        mode = "anytime" if k % 3 == 0 else "write"
+        rc, mid = _kill_at(["obj", obj], str(obj), rnd, mode, wall,
+                           wall / 2)
+        got = obj.read_bytes()
+        assert got in (old, new), (
+            f"LINKPASS_CRASH_SEED={SEED}: kill {k} ({mode}, exit {rc}): "
+            f"object is {len(got)} bytes, neither the original "
+            f"({len(old)}) nor the rewritten ({len(new)}) one")
+        seen["old" if got == old else "new"] += 1
+        seen["mid-write"] += mid
+        seen["finished"] += rc == 0
+        assert len(_tmp_files(work, "piece.o")) <= 1
+        # a new run completes it
+        proc = harness.run_linkpass(["obj", obj])
+        assert proc.returncode == 0, harness.describe(proc)
+        assert obj.read_bytes() == new
+    print(f"\ncrash safety (obj): {KILLS} kills: {seen}")
     assert seen["mid-write"] >= 1, seen
     assert seen["old"] >= 1, seen

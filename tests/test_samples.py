@@ -25,7 +25,8 @@ import sys
 
 import pytest
 
-from conftest import REPO, compiler_can_use_ld, describe, require_tools, run
+import lpfacts
+from lptest import REPO, compiler_can_use_ld, describe, require_tools, run
 
 SAMPLES = REPO / "tests" / "samples"
 
@@ -159,8 +160,7 @@ class Build:
 
     def dump_opts(self):
         if self.v.layout == "kernel":
-            return ["--start-sym", "__start_mcount_loc",
-                    "--stop-sym", "__stop_mcount_loc"]
+            return list(lpfacts.KERNEL_BOUNDS)
         return []
 
 
@@ -255,8 +255,10 @@ def check_table(linkpass, b):
     # The same image, read by the objdump oracle: the table holds exactly
     # its entry sites, function by function.
     res = oracle.analyse(str(b.sample))
-    assert sorted(addrs) == res["sites"], \
-        "table addresses differ from the call sites objdump finds"
+    # addrs as dump printed them: the table must be sorted as well
+    assert addrs == res["sites"], \
+        "table addresses (in table order) differ from the sorted call " \
+        "sites objdump finds"
     # An entry is at the function's start, or after its endbr64.
     offsets = {off for _, _, off, _ in entries}
     assert offsets <= ({0, 4} if b.v.ibt else {0}), \
@@ -314,6 +316,17 @@ def test_gen_manifest_is_consistent(tmp_path):
         elif f["kind"] not in ("main", "asm"):
             assert 1 <= f["calls_per_round"] <= 9, f
     assert kinds["probe_one"] == m["units"]
+    # --units and --funcs-per-unit shape the output: 4 unit files, and
+    # half the functions per unit give about half the functions
+    assert (m["units"], m["funcs_per_unit"], m["seed"]) == (4, 40, 3)
+    assert sorted(p.name for p in tmp_path.glob("unit*.c")) == \
+        [f"unit{k:04d}.c" for k in range(4)]
+    half = tmp_path / "half"
+    run([sys.executable, SAMPLES / "gen.py", "--units", "4",
+         "--funcs-per-unit", "20", "--seed", "3", "--out", half])
+    with open(half / "manifest.json") as f:
+        n_half = len(json.load(f)["functions"])
+    assert 0.4 < n_half / len(fns) < 0.6, (n_half, len(fns))
 
 
 def test_manifest_matches_code(built):

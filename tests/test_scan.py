@@ -2,15 +2,19 @@
 # exist for: overridden weak functions, several text sections, notrace,
 # garbage-collected functions, data references to the mcount symbol, and
 # the two table formats.  Each result is compared with a ground truth
-# derived from objdump (conftest.ground_truth) or with readelf.
+# derived from objdump (lptest.ground_truth) or with readelf.
 
+import os
 import re
 
 import pytest
 
-from conftest import (STUBS_S, assemble, compile_src, ground_truth,
-                      link_driver, parse_sites, require_compiler_ld, run,
-                      section_headers, symbols)
+import lpfacts
+from lptest import (STUBS_S, assemble, compile_src, ground_truth,
+                    link_driver, parse_entries, parse_sites,
+                    relative_relocs_in, require_compiler_ld, require_tools,
+                    run, section_data, section_headers, symbols,
+                    table_object_entries)
 
 CCS = ("gcc", "clang")
 LDS = ("bfd", "lld")
@@ -58,8 +62,9 @@ asm_midcall:
 """
 
 
-def build_objects(tmp_path, cc, flags=()):
-    cflags = ["-pg", "-mfentry", "-O2", "-fno-pie", *flags]
+def build_objects(tmp_path, cc, flags=(), mode="fentry"):
+    cflags = ["-pg", *(["-mfentry"] if mode == "fentry" else []), "-O2",
+              "-fno-pie", *flags]
     objs = [compile_src(tmp_path, "main.c", MAIN_C, cc, cflags),
             compile_src(tmp_path, "strong.c", STRONG_C, cc, cflags),
             assemble(tmp_path, "stubs.S", STUBS_S),
@@ -106,18 +111,17 @@ def test_filtering_rules(linkpass, tmp_path, cc, ld):
     assert linkpass.dump(final) == sorted(truth)
 
     traced = names(linkpass, final)
-    # the strong wf is traced once; the dead weak body is not
-    assert traced.count("wf") == 1
-    for fn in ("foo", "initf", "coldf", "hotf", "main", "unused_fn"):
-        assert fn in traced, (fn, traced)
-    # notrace, untraced section, asm references, the stubs themselves
-    for fn in ("nf", "mysecf", "asm_refs", "asm_midcall", "__fentry__"):
-        assert fn not in traced, (fn, traced)
+    # exactly these: the strong wf once (the dead weak body not at all),
+    # not nf (notrace), mysecf (untraced section), the asm references or
+    # the stubs; sf may be inlined into foo
+    assert set(traced) - {"sf"} == {"foo", "initf", "coldf", "hotf", "main",
+                                    "unused_fn", "wf"}, traced
+    assert len(traced) == len(set(traced)), traced
 
     assert stats["table entries"] == len(truth)
     assert stats["dropped: dead body (overridden weak)"] == 1
     assert stats["dropped: untraced section"] == 1
-    assert stats["dropped: not a call"] >= 2     # lea and .quad
+    assert stats["dropped: not a call"] == 2     # lea and .quad
     assert stats["dropped: not at entry"] == 1   # asm_midcall
     assert stats["call sites found"] == (stats["table entries"] + 3)
 
@@ -128,20 +132,68 @@ def test_filtering_rules(linkpass, tmp_path, cc, ld):
                      r"untraced section", dropped, re.M), dropped
 
 
-def test_section_policy_options(linkpass, tmp_path):
+POLICY_C = """\
+#define SEC(s) __attribute__((section(s), noinline))
+int SEC(".init.text") initf(int x) { return x + 1; }
+int SEC(".sched.text") schedf(int x) { return x + 2; }
+int SEC(".mysec") mysecf(int x) { return x + 3; }
+int SEC(".other") otherf(int x) { return x + 4; }
+int SEC(".kprobes.text") kprobef(int x) { return x + 5; }
+int main(void)
+{
+	return initf(1) + schedf(1) + mysecf(1) + otherf(1) + kprobef(1) - 20;
+}
+"""
+
+POLICY_DEFAULT = {"main", "initf", "schedf", "kprobef"}
+
+
+@pytest.mark.parametrize("opts, want", [
+    ([], POLICY_DEFAULT),
+    (["--trace-section=.mysec"], POLICY_DEFAULT | {"mysecf"}),
+    # repeatable: both are kept, not only the last
+    (["--trace-section=.mysec", "--trace-section=.other"],
+     POLICY_DEFAULT | {"mysecf", "otherf"}),
+    (["--trace-section=.my*"], POLICY_DEFAULT | {"mysecf"}),
+    (["--no-trace-section=.init.text"], POLICY_DEFAULT - {"initf"}),
+    (["--no-trace-section=.init.text", "--no-trace-section=.sched.text"],
+     POLICY_DEFAULT - {"initf", "schedf"}),
+    # a comma list replaces the default
+    (["--sections=.init.text,.mysec"], {"initf", "mysecf"}),
+    (["--sections=.text"], {"main"}),
+    (["--sections=.[ik]*"], {"initf", "kprobef"}),
+    # exclusion wins over inclusion, whichever comes first
+    (["--trace-section=.mysec", "--no-trace-section=.mysec"], POLICY_DEFAULT),
+    (["--no-trace-section=.mysec", "--trace-section=.mysec"], POLICY_DEFAULT),
+    (["--sections=.text,.init.text", "--no-trace-section=.init.text"],
+     {"main"}),
+    (["--sections=.mysec,.other", "--no-trace-section=.o*"], {"mysecf"}),
+    # --sections after --trace-section: the extra section stays traced
+    pytest.param(["--trace-section=.mysec", "--sections=.init.text"],
+                 {"initf", "mysecf"},
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "needs wt-core: policy_set zeroes the include list "
+                     "(issue 13)"))),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_section_policy_options(linkpass, tmp_path, opts, want):
+    """Each filter option changes exactly the set of traced functions it
+    names, in sites, scan (the table object) and check."""
     require_compiler_ld("gcc", "bfd")
-    objs = build_objects(tmp_path, "gcc")
+    flags = ["-pg", "-mfentry", "-O2", "-fno-pie"]
+    objs = [compile_src(tmp_path, "p.c", POLICY_C, "gcc", flags),
+            assemble(tmp_path, "stubs.S", STUBS_S)]
     image = link_q(tmp_path, "gcc", "bfd", objs, "img")
-
-    def sites(*opts):
-        out = linkpass.run("sites", image, *opts).stdout
-        return sorted(line.split()[1].split("+")[0] for line in out.splitlines())
-
-    default = sites()
-    assert "mysecf" in sites("--trace-section=.mysec")
-    assert "initf" not in sites("--no-trace-section=.init.text")
-    assert sites("--sections=.init.text") == ["initf"]
-    assert set(default) - {"initf"} == set(sites("--sections=.text"))
+    got = [e[1] for e in parse_entries(linkpass.run("sites", image,
+                                                    *opts).stdout)]
+    assert sorted(got) == sorted(want), got
+    # the table written with the same options, linked in, checks clean
+    # with them and not without them (unless they are the default)
+    table = tmp_path / "t.o"
+    linkpass.scan(image, table, *opts)
+    final = link_q(tmp_path, "gcc", "bfd", [*objs, table], "final")
+    assert sorted(linkpass.names(final)) == sorted(want)
+    assert linkpass.check(final, *opts)[0] == 0
+    assert linkpass.check(final)[0] == (0 if want == POLICY_DEFAULT else 1)
 
 
 @pytest.mark.parametrize("ld", LDS)
@@ -169,7 +221,7 @@ def test_asm_format_links_to_the_same_table(linkpass, tmp_path, ld):
     linkpass.scan(image, tmp_path / "t_elf.o")
     linkpass.scan(image, tmp_path / "t.S", "--format=asm")
     text = (tmp_path / "t.S").read_text()
-    assert '.section __mcount_loc,"aR",@progbits' in text
+    assert f'.section {lpfacts.SECTION},"aR",@progbits' in text
     t_asm = tmp_path / "t_asm.o"
     run(["as", tmp_path / "t.S", "-o", t_asm])
     a = link_q(tmp_path, "gcc", ld, [*objs, tmp_path / "t_elf.o"], "a")
@@ -186,9 +238,9 @@ def test_table_object_layout(linkpass, tmp_path):
     table = tmp_path / "table.o"
     linkpass.scan(image, table)
     secs = section_headers(table)
-    assert secs["__mcount_loc"][1] == "PROGBITS"
-    assert "A" in secs["__mcount_loc"][2] and "R" in secs["__mcount_loc"][2]
-    assert "W" not in secs["__mcount_loc"][2]      # non-PIE: read-only
+    assert secs[lpfacts.SECTION][1] == "PROGBITS"
+    assert "A" in secs[lpfacts.SECTION][2] and "R" in secs[lpfacts.SECTION][2]
+    assert "W" not in secs[lpfacts.SECTION][2]      # non-PIE: read-only
     relocs = run(["readelf", "-rW", table]).stdout
     rows = re.findall(r"^[0-9a-f]+\s+[0-9a-f]+\s+R_X86_64_64\s+0+\s+(\S+)"
                       r" \+ ([0-9a-f]+)$", relocs, re.M)
@@ -210,13 +262,16 @@ def test_pie_table_is_writable_and_read_through_dynamic_relocs(linkpass,
     run(["gcc", "-fuse-ld=lld", "-pie", "-Wl,-q", *objs, "-o",
          tmp_path / "img"])
     linkpass.scan(tmp_path / "img", tmp_path / "t.o")
-    assert "W" in section_headers(tmp_path / "t.o")["__mcount_loc"][2]
+    assert "W" in section_headers(tmp_path / "t.o")[lpfacts.SECTION][2]
     final = tmp_path / "final"
     run(["gcc", "-fuse-ld=lld", "-pie", "-Wl,-q", *objs, tmp_path / "t.o",
          "-o", final])
-    dyn = run(["readelf", "-rW", final]).stdout
-    assert "R_X86_64_RELATIVE" in dyn
-    assert linkpass.dump(final) == sorted(ground_truth(final))
+    truth = sorted(ground_truth(final))
+    # one RELATIVE relocation per entry, in table order, and lld left
+    # zeros in the section bytes
+    assert relative_relocs_in(final, lpfacts.SECTION) == truth
+    assert section_data(final, lpfacts.SECTION)[1] == bytes(8 * len(truth))
+    assert linkpass.dump(final) == truth
     assert linkpass.check(final)[0] == 0
     assert run([final], check=False).returncode == 0
 
@@ -327,7 +382,6 @@ void _start(void) { foo(1); initf(2); for (;;); }
 def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
     """i386: Rel relocations, 4-byte entries, R_386_32; 32-bit padding
     idioms before the dead weak body."""
-    from conftest import require_tools
     require_tools(cc, ld)
     flags = ["-m32", "-fno-pie", "-ffreestanding", "-pg", "-mfentry", "-O2"]
     objs = [compile_src(tmp_path, "k.c", I386_C, cc, flags),
@@ -342,18 +396,18 @@ def test_i386_kernel_style(linkpass, tmp_path, cc, ld):
     dropped = linkpass.run("sites", "--dropped", out).stdout
     assert "dead function body" in dropped
     relocs = run(["readelf", "-rW", out]).stdout
-    assert ".rel__mcount_loc" in relocs and "R_386_32" in relocs
+    assert ".rel" + lpfacts.SECTION in relocs and "R_386_32" in relocs
 
 
 # Weak, as in the runtime: the driver's first link has no table yet.
-REF_TABLE_C = """\
-extern const unsigned long __start___mcount_loc[] __attribute__((weak));
-extern const unsigned long __stop___mcount_loc[] __attribute__((weak));
+REF_TABLE_C = lpfacts.fill("""\
+extern const unsigned long @LINKER_START@[] __attribute__((weak));
+extern const unsigned long @LINKER_STOP@[] __attribute__((weak));
 unsigned long table_entries(void)
 {
-	return __stop___mcount_loc - __start___mcount_loc;
+	return @LINKER_STOP@ - @LINKER_START@;
 }
-"""
+""")
 
 
 @pytest.mark.parametrize("ld", LDS)
@@ -428,7 +482,6 @@ _start:
 
 @pytest.mark.parametrize("ld", ("ld.bfd", "ld.lld"))
 def test_objtool_nopped_sites_are_sites(linkpass, tmp_path, ld):
-    from conftest import require_tools
     require_tools(ld)
     objs = [assemble(tmp_path, "n.S", OBJTOOL_STYLE_S),
             assemble(tmp_path, "stubs.S", STUBS_S)]
@@ -439,3 +492,256 @@ def test_objtool_nopped_sites_are_sites(linkpass, tmp_path, ld):
     dropped = linkpass.run("sites", "--dropped", out).stdout
     assert re.search(r"^dropped 0x[0-9a-f]+ not_a_site\+0x1 \.text: not a "
                      r"call", dropped, re.M), dropped
+
+
+# ---------------------------------------------------------------------------
+# --anchor
+
+
+def auto_anchors(image, sections):
+    """{section: the anchor --anchor=auto must choose}, by the rule in
+    docs/design.md: the section's lowest global symbol of default or
+    protected visibility, not an IFUNC, not a __start_/__stop_ symbol."""
+    out = {}
+    for sec in sections:
+        cands = [s for s in symbols(image)
+                 if s["section"] == sec and s["bind"] == "GLOBAL"
+                 and s["vis"] in ("DEFAULT", "PROTECTED")
+                 and s["type"] != "IFUNC"
+                 and not s["name"].startswith(("__start_", "__stop_"))]
+        out[sec] = min(cands, key=lambda s: (s["value"], s["name"]))["name"]
+    return out
+
+
+@pytest.mark.parametrize("ld", LDS)
+@pytest.mark.parametrize("anchor", ["default", "auto", "foo", "initf"])
+def test_anchor(linkpass, tmp_path, ld, anchor):
+    """Every relocation of the table object names the anchor chosen (one
+    named symbol, or each section's own with auto), and the entries
+    still come out at the sites once linked."""
+    require_compiler_ld("gcc", ld)
+    objs = build_objects(tmp_path, "gcc")
+    image = link_q(tmp_path, "gcc", ld, objs, "img")
+    table = tmp_path / "t.o"
+    opts = [] if anchor == "default" else [f"--anchor={anchor}"]
+    linkpass.scan(image, table, *opts)
+    entries = table_object_entries(table, image)
+    truth = ground_truth(image)
+    assert [addr for _, addr in entries] == sorted(truth)
+    if anchor in ("default", "auto"):
+        sec_of = {s["name"]: s["section"] for s in symbols(image)
+                  if s["type"] == "FUNC"}
+        want = auto_anchors(image, {".text", ".init.text"})
+        used = {(sec_of[truth[a][0]], name) for name, a in entries}
+        assert used == set(want.items()), (used, want)
+    else:
+        assert {name for name, _ in entries} == {anchor}
+    final = link_q(tmp_path, "gcc", ld, [*objs, table], "final")
+    assert linkpass.dump(final) == sorted(ground_truth(final))
+
+
+# make sanitize runs this file against build/asan/linkpass, whose leak
+# checker fails the --anchor error path (anchors_choose returns without
+# freeing by_shndx and list): a real bug for wt-core to fix.
+UNDER_ASAN = "/build/asan/" in os.environ.get("LINKPASS", "")
+
+
+@pytest.mark.xfail(UNDER_ASAN, strict=True, reason=(
+    "needs wt-core: anchors_choose leaks by_shndx/list on its error path "
+    "(LeakSanitizer, exit 99)"))
+@pytest.mark.parametrize("sym, cause", [
+    ("nosuch", "anchor symbol is not defined in the image"),
+    ("sf", "anchor symbol is local, hidden, an IFUNC or not in an "
+           "allocated section, so the table object cannot refer to it"),
+])
+def test_anchor_refused(linkpass, tmp_path, sym, cause):
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc", ["-O0"])
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+    out = tmp_path / "t.o"
+    proc = linkpass.run("scan", image, "-o", out, f"--anchor={sym}",
+                        check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"linkpass: {image}: {sym}: {cause}; choose "
+                           "another with --anchor\n")
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# --mcount-sym, --threads, obj --stats
+
+OTHER_HOOK_S = """\
+	.text
+	.globl	h0, h1, my_hook
+	.type	h0, @function
+h0:	call	my_hook
+	ret
+	.size	h0, . - h0
+	.type	h1, @function
+h1:	call	my_hook
+	ret
+	.size	h1, . - h1
+	.type	my_hook, @function
+my_hook:
+	ret
+	.size	my_hook, . - my_hook
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
+def test_mcount_sym(linkpass, tmp_path):
+    """--mcount-sym replaces the default names and is repeatable."""
+    require_compiler_ld("gcc", "bfd")
+    objs = [*build_objects(tmp_path, "gcc"),
+            assemble(tmp_path, "hook.S", OTHER_HOOK_S)]
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+    fentry = ground_truth(image)
+    hook = ground_truth(image, mcount_syms=("my_hook",))
+    assert sorted(n for n, _ in hook.values()) == ["h0", "h1"]
+    assert linkpass.sites(image) == sorted(fentry)
+    assert linkpass.sites(image, "--mcount-sym=my_hook") == sorted(hook)
+    assert linkpass.sites(image, "--mcount-sym", "my_hook",
+                          "--mcount-sym=__fentry__") == \
+        sorted({**fentry, **hook})
+
+
+def threads_used(stdout):
+    m = re.search(r"^  threads\s+(\d+)$", stdout, re.M)
+    assert m, stdout
+    return int(m.group(1))
+
+
+def test_threads_option_and_default_threshold(linkpass, tmp_path):
+    """A small image (far below 200,000 relocations) is scanned by one
+    thread by default; -j N and --threads=N set the count.  (Large
+    images and the per-CPU default: test_threads.py.)"""
+    require_compiler_ld("gcc", "bfd")
+    image = link_q(tmp_path, "gcc", "bfd", build_objects(tmp_path, "gcc"),
+                   "img")
+    t = tmp_path / "t.o"
+    assert threads_used(linkpass.scan(image, t, "--stats").stdout) == 1
+    assert threads_used(linkpass.scan(image, t, "--stats", "-j", "2")
+                        .stdout) == 2
+    assert threads_used(linkpass.scan(image, t, "--stats", "--threads=3")
+                        .stdout) == 3
+    one = linkpass.run("sites", image, "-j", "1").stdout
+    assert one == linkpass.run("sites", image, "--threads=4").stdout
+    assert parse_sites(one) == sorted(ground_truth(image))
+
+
+def test_obj_stats(linkpass, tmp_path):
+    """obj --stats: one line per object with its counts; the counts are
+    those of readelf (relocations against __fentry__) and dump."""
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")[:2]
+    want = []
+    for o in objs:
+        # references to __fentry__ per relocation section; those of
+        # .rela.mysec are dropped (an untraced section)
+        relocs = run(["readelf", "-rW", o]).stdout
+        refs = dropped = 0
+        for part in relocs.split("Relocation section '")[1:]:
+            n = len(re.findall(r"R_X86_64_PLT32\s+0+ __fentry__ - 4$", part,
+                               re.M))
+            refs += n
+            dropped += n if part.startswith(".rela.mysec'") else 0
+        want.append(f"linkpass obj {o}: {refs - dropped} entries ({refs} "
+                    f"references, {dropped} dropped)")
+    assert [w.split(": ")[1] for w in want] == [
+        "8 entries (9 references, 1 dropped)",   # main.c: all but nf
+        "1 entries (1 references, 0 dropped)"]   # strong.c: wf
+    proc = linkpass.run("obj", "--stats", *objs)
+    assert proc.stdout.splitlines() == want
+    assert linkpass.run("obj", *objs, check=False).stdout == ""
+
+
+# ---------------------------------------------------------------------------
+# A second oracle: gcc's own -mrecord-mcount table
+
+
+@pytest.mark.parametrize("mode", ["fentry", "mcount"])
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+@pytest.mark.parametrize("ld", LDS)
+def test_gcc_record_mcount_oracle(linkpass, tmp_path, ld, opt, mode):
+    """gcc -mrecord-mcount writes its own per-object table of the same
+    objects.  Without its entries outside any live function (the dead
+    weak body) or in untraced sections (.mysec), it must equal the table
+    linkpass scan writes for the image, entry for entry.  And check on
+    that image reports exactly those extra entries as stale.  In mcount
+    mode (-pg without -mfentry) the call follows the prologue: the
+    compiler, not a rule restated here, says where it is."""
+    require_compiler_ld("gcc", ld)
+    objs = build_objects(tmp_path, "gcc", [opt, "-mrecord-mcount"], mode)
+    image = link_q(tmp_path, "gcc", ld, objs, "img")
+    _, data = section_data(image, lpfacts.SECTION)
+    gcc_table = [int.from_bytes(data[i:i + 8], "little")
+                 for i in range(0, len(data), 8)]
+    funcs = [s for s in symbols(image) if s["type"] == "FUNC" and s["size"]]
+
+    def live_traced(addr):
+        return any(f["value"] <= addr < f["value"] + f["size"]
+                   and f["section"] in (".text", ".init.text")
+                   for f in funcs)
+
+    want = sorted(a for a in gcc_table if live_traced(a))
+    extra = sorted(set(gcc_table) - set(want))
+    # the dead weak body and mysecf, nothing else
+    assert len(extra) == 2 and len(want) == len(gcc_table) - 2
+    table = tmp_path / "t.o"
+    linkpass.scan(image, table)
+    assert [a for _, a in table_object_entries(table, image)] == want
+
+    rc, chk = linkpass.check(image, "--allow-unsorted", "--max-list=0")
+    stale = [int(a, 16) for a in
+             re.findall(r"^stale 0x([0-9a-f]+) ", chk.stdout, re.M)]
+    assert rc == 1 and sorted(stale) == extra, chk.stdout
+    assert not re.search(r"^(missing|duplicate) ", chk.stdout, re.M)
+    rc, chk = linkpass.check(image, "--allow-unsorted", "--max-list=0",
+                             "--trace-section=.mysec")
+    assert len(re.findall(r"^stale ", chk.stdout, re.M)) == 1, chk.stdout
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "needs wt-core: refuse images whose local symbols were discarded "
+    "(issue 15 item 1)"))
+@pytest.mark.parametrize("how", ["-Wl,-x", "-Wl,--discard-all", "strip -x"])
+def test_discarded_local_symbols_refused(linkpass, tmp_path, how):
+    """Linked with -x (or objects stripped with strip -x), static
+    functions have no symbol: their live sites would be dropped as "no
+    function symbol".  scan and check must refuse, naming the cause,
+    never write a table without them."""
+    require_compiler_ld("gcc", "bfd")
+    objs = build_objects(tmp_path, "gcc")
+    extra = []
+    if how == "strip -x":
+        require_tools("strip")
+        for o in objs:
+            run(["strip", "-x", o])
+    else:
+        extra = [how]
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img", *extra)
+    out = tmp_path / "t.o"
+    for cmd in (["scan", image, "-o", out], ["check", image]):
+        proc = linkpass.run(*cmd, check=False)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert len(proc.stderr.splitlines()) == 1, proc.stderr
+        assert proc.stderr.startswith(f"linkpass: {image}: ")
+        assert "local symbols" in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "needs wt-core: usage errors as one line plus a hint (issue 15 item 6)"))
+@pytest.mark.parametrize("args, cause", [
+    (["scan", "IMG", "-o", "T", "-j", "0"], "bad thread count '0'"),
+    (["frobnicate", "IMG"], "frobnicate"),
+    (["check", "IMG", "--no-such-option"], "--no-such-option"),
+])
+def test_usage_error_is_one_line(linkpass, tmp_path, args, cause):
+    args = [str(tmp_path / a) if a in ("IMG", "T") else a for a in args]
+    proc = linkpass.run(*args, check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("linkpass: ") and cause in lines[0], lines
+    assert len(lines) <= 2 and "--help" in lines[-1], lines
+    assert "usage:" not in proc.stderr

@@ -1,8 +1,9 @@
 # The threaded relocation scan: an image past the parallel threshold
 # (300,000 relocations) scanned with 1, 2, 3 and 8 workers and the
-# default must give byte-identical tables, and the relinked image must
-# check clean.  `make tsan` runs this file against a ThreadSanitizer
-# build ($LINKPASS_BIN), `make sanitize` against ASan + UBSan.
+# default must give byte-identical tables, equal to the generator's own
+# list of sites once linked, and the relinked image must check clean.
+# `make tsan` runs this file against a ThreadSanitizer build
+# ($LINKPASS_BIN), `make sanitize` against ASan + UBSan.
 
 import os
 import re
@@ -15,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hardening"))
 import harness  # noqa: E402
 import scalegen  # noqa: E402
+from lptest import parse_sites, symbols  # noqa: E402
 
 NFUNCS = 30_000
 
@@ -46,7 +48,17 @@ def test_thread_counts_agree(build):
         tables[j] = out.read_bytes()
     assert len(set(tables.values())) == 1, "thread counts disagree"
 
+    # ... and right: linked in, the table is exactly the generator's
+    # sites (every traced f<i> and odd x<i> begins with its call), in
+    # address order, read with readelf rather than linkpass
     img2 = scalegen.link(objs, work / "img2", extra=[work / "t1.o"])
+    truth = sorted(s["value"] for s in symbols(img2)
+                   if s["type"] == "FUNC" and re.fullmatch(r"[fx]\d+",
+                                                          s["name"]))
+    assert len(truth) == NFUNCS + len(range(0, NFUNCS, 1000))
+    proc = harness.run_linkpass(["dump", img2])
+    assert proc.returncode == 0, harness.describe(proc)
+    assert parse_sites(proc.stdout) == truth
     for j in ("1", "4"):
         proc = harness.run_linkpass(["check", img2, "-j", j])
         assert proc.returncode == 0, harness.describe(proc)

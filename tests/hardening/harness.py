@@ -71,10 +71,12 @@ def run_linkpass(args, timeout=TIMEOUT, cwd=None):
         raise Hang(f"$ {' '.join(cmd)}\nstill running after {timeout} s")
 
 
-def error_line_re(path):
-    """The one stderr line an error must be: names the file, a place and
-    a cause."""
-    return re.compile(r"^linkpass: " + re.escape(str(path)) + r": .+: .+$")
+def error_line_re(path, place=None):
+    """The one stderr line an error must be: names the file, a place (the
+    given one, when known) and a cause."""
+    where = re.escape(place) if place else ".+"
+    return re.compile(r"^linkpass: " + re.escape(str(path)) + r": " + where
+                      + r": .+$")
 
 
 def describe(proc):
@@ -83,15 +85,16 @@ def describe(proc):
             f"--- stderr ---\n{proc.stderr[-4000:]}")
 
 
-def check_error_run(proc, path):
+def check_error_run(proc, path, place=None):
     """Problems (a list of strings) with an error run: exit 2, exactly one
-    well-formed stderr line naming path."""
+    well-formed stderr line naming path (and place, when given)."""
     bad = []
     lines = proc.stderr.splitlines()
     if proc.returncode != 2:
         bad.append(f"exit status {proc.returncode}, expected 2")
     if len(lines) != 1:
         bad.append(f"{len(lines)} lines on stderr, expected 1")
-    elif not error_line_re(path).match(lines[0]):
-        bad.append(f"stderr line not 'linkpass: {path}: <place>: <cause>'")
+    elif not error_line_re(path, place).match(lines[0]):
+        bad.append(f"stderr line not 'linkpass: {path}: "
+                   f"{place or '<place>'}: <cause>'")
     return bad

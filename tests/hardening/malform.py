@@ -9,10 +9,17 @@
 #                                  OUTDIR/cases.txt (name, expectations)
 #
 # Each case says what every command must do with it:
-#   2  an error: one line "linkpass: <file>: <place>: <cause>", no output
+#   2  an error: one line "linkpass: <file>: <place>: <cause>", where
+#      <place> is the case's own (the header, the section, the entry that
+#      is broken), no output, and for obj the object left as it was
 #   0  a success: the breakage is harmless to that command (dump reads no
-#      code relocations; compressed debug sections are never read; ...)
+#      code relocations; compressed debug sections are never read; ...),
+#      and its output is the output on the case's control image
 # A command missing from a case's expectations is not run on it.
+#
+# Two base images: gcc + GNU ld (PIE, the distribution default) and
+# clang + lld without PIE (cases named clang-*), and the relocatable
+# object a.o for linkpass obj (cases named obj-*).
 
 import random
 import shutil
@@ -21,21 +28,24 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import lpfacts  # noqa: E402
 from elfpatch import Elf, SHF_COMPRESSED, SHT_NOBITS, SHT_SYMTAB  # noqa: E402
 
-COMMANDS = ("scan", "check", "dump", "sites")
+COMMANDS = ("scan", "check", "dump", "sites", "obj")
 
 # What each kind of damage breaks.
-ALL_FAIL = dict(scan=2, check=2, dump=2, sites=2)
+# (obj refuses every linked image, broken or not: Case.place_for.)
+ALL_FAIL = dict(scan=2, check=2, dump=2, sites=2, obj=2)
 # Code relocations: dump reads only the table and the symbol table.
-RELOCS_FAIL = dict(scan=2, check=2, dump=0, sites=2)
+RELOCS_FAIL = dict(scan=2, check=2, dump=0, sites=2, obj=2)
 # The table linked into the image: scan and sites do not read it.
-TABLE_FAIL = dict(scan=0, check=2, dump=2, sites=0)
+TABLE_FAIL = dict(scan=0, check=2, dump=2, sites=0, obj=2)
 HARMLESS = dict(scan=0, check=0, dump=0, sites=0)
 
-A_C = r"""
-extern char __start___mcount_loc[] __attribute__((weak));
-extern char __stop___mcount_loc[] __attribute__((weak));
+A_C = lpfacts.fill(r"""
+extern char @LINKER_START@[] __attribute__((weak));
+extern char @LINKER_STOP@[] __attribute__((weak));
 
 __attribute__((noinline)) int leaf(int x)
 {
@@ -49,7 +59,7 @@ static __attribute__((noinline)) int twice(int x)
 
 __attribute__((noinline)) int table_entries(void)
 {
-	return (int)((__stop___mcount_loc - __start___mcount_loc) / 8);
+	return (int)((@LINKER_STOP@ - @LINKER_START@) / 8);
 }
 
 int main(int argc, char **argv)
@@ -57,7 +67,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	return twice(argc) + table_entries();
 }
-"""
+""")
 
 B_C = r"""
 int counter;
@@ -74,20 +84,7 @@ __attribute__((noinline)) int other(int x)
 }
 """
 
-STUB_S = """\
-	.text
-	.globl	__fentry__
-	.type	__fentry__, @function
-__fentry__:
-	ret
-	.size	__fentry__, . - __fentry__
-	.globl	mcount
-	.type	mcount, @function
-mcount:
-	ret
-	.size	mcount, . - mcount
-	.section .note.GNU-stack, "", @progbits
-"""
+STUB_S = lpfacts.MCOUNT_STUBS_S
 
 
 def _run(cmd, **kw):
@@ -100,15 +97,16 @@ def _run(cmd, **kw):
 
 
 def _link_with_table(work, objs, out, linkpass, ldflags=("-Wl,-q",),
-                     cc="gcc"):
-    """Link objs, make the table with linkpass from a -q link, link again
-    with it until linkpass check agrees (two links for gcc + GNU ld)."""
+                     cc=("gcc",)):
+    """Link objs with the command cc, make the table with linkpass from a
+    -q link, link again with it until linkpass check agrees (two links
+    for gcc + GNU ld)."""
     first = work / (out.name + ".pass1")
     table = work / (out.name + ".table.o")
-    _run([cc, "-Wl,-q", *objs, "-o", first])
+    _run([*cc, "-Wl,-q", *objs, "-o", first])
     _run([linkpass, "scan", first, "-o", table])
     for _ in range(3):
-        _run([cc, *ldflags, *objs, table, "-o", out])
+        _run([*cc, *ldflags, *objs, table, "-o", out])
         if "-Wl,-q" not in ldflags:
             return out
         proc = subprocess.run([str(linkpass), "check", str(out)],
@@ -119,7 +117,7 @@ def _link_with_table(work, objs, out, linkpass, ldflags=("-Wl,-q",),
     raise RuntimeError(f"{out}: table did not settle")
 
 
-def build_images(work, linkpass, cc="gcc"):
+def build_images(work, linkpass, cc="gcc", ld="bfd", pie=True):
     """Build the base images in work; returns {name: path}:
       table    -q image with a table linked in and start/stop symbols
       debug    the same built with -g (debug sections to compress)
@@ -130,7 +128,8 @@ def build_images(work, linkpass, cc="gcc"):
     (work / "a.c").write_text(A_C)
     (work / "b.c").write_text(B_C)
     (work / "stub.S").write_text(STUB_S)
-    flags = ["-pg", "-mfentry", "-O2"]
+    flags = ["-pg", "-mfentry", "-O2", "-fpie" if pie else "-fno-pie"]
+    link = [cc, f"-fuse-ld={ld}", "-pie" if pie else "-no-pie"]
     objs, gobjs = [], []
     for src in ("a", "b"):
         _run([cc, *flags, "-c", work / f"{src}.c", "-o", work / f"{src}.o"])
@@ -142,22 +141,36 @@ def build_images(work, linkpass, cc="gcc"):
     objs.append(work / "stub.o")
     gobjs.append(work / "stub.o")
     images = {
-        "table": _link_with_table(work, objs, work / "img", linkpass),
-        "debug": _link_with_table(work, gobjs, work / "img-g", linkpass),
+        "table": _link_with_table(work, objs, work / "img", linkpass,
+                                  cc=link),
+        "debug": _link_with_table(work, gobjs, work / "img-g", linkpass,
+                                  cc=link),
         "object": work / "a.o",
     }
     images["noq"] = work / "img-noq"
-    _run([cc, *objs, work / "img.table.o", "-o", images["noq"]])
+    _run([*link, *objs, work / "img.table.o", "-o", images["noq"]])
     return images
 
 
 class Case:
-    def __init__(self, name, path, expect, why, group):
+    def __init__(self, name, place, path, expect, why, group, control,
+                 unnamed=False):
         self.name = name
+        self.unnamed = unnamed      # no symbols: dump shows <none> for all
+        self.place = place          # what an error must name
         self.path = Path(path)
         self.expect = dict(expect)
         self.why = why
         self.group = group
+        self.control = control      # the case whose output a success gives
+
+    def place_for(self, cmd):
+        """The place an error of cmd must name: obj refuses a linked image
+        by its ELF header before it reads anything else."""
+        if cmd == "obj" and self.place not in ("open",) and \
+                not self.name.startswith("obj-"):
+            return "ELF header"
+        return self.place
 
     def __repr__(self):
         return f"Case({self.name})"
@@ -169,64 +182,60 @@ class Corpus:
         self.outdir.mkdir(parents=True, exist_ok=True)
         self.cases = []
         self.group = "misc"
+        self.prefix = ""
+        self.control = "control"
 
-    def add(self, name, data, expect, why):
+    def add(self, name, place, data, expect, why, control=None,
+            unnamed=False):
+        name = self.prefix + name
         path = self.outdir / name
         if isinstance(data, Elf):
             data = data.data
         path.write_bytes(bytes(data))
-        self.cases.append(Case(name, path, expect, why, self.group))
+        self.cases.append(Case(name, place, path, expect, why, self.group,
+                               control or self.control, unnamed))
 
-    def add_path(self, name, path, expect, why):
-        self.cases.append(Case(name, path, expect, why, self.group))
+    def add_path(self, name, place, path, expect, why):
+        self.cases.append(Case(self.prefix + name, place, path, expect, why,
+                               self.group, self.control))
 
 
-def _truncations(corpus, base):
-    """Cut the image at every header boundary and inside each section."""
+def _truncations(corpus, base, expect=None):
+    """Cut the file at the header boundaries, then inside each section's
+    data: for a cut inside a section, that section is moved to the end of
+    the file and the file ends half-way through it, so every other part
+    of the file is whole and the error must name that section."""
+    expect = expect or ALL_FAIL
     data = bytes(base.data)
     h = base.ehdr
     cuts = {
-        16: "inside the ELF header (e_ident only)",
-        40: "inside the ELF header",
-        63: "one byte short of the ELF header",
-        h["e_phoff"]: "at the start of the program headers",
-        h["e_phoff"] + h["e_phentsize"] * (h["e_phnum"] // 2) + 3:
-            "inside the program headers",
-        h["e_phoff"] + h["e_phentsize"] * h["e_phnum"]:
-            "at the end of the program headers",
-        h["e_shoff"]: "at the start of the section header table",
+        16: ("ELF header", "inside the ELF header (e_ident only)"),
+        40: ("ELF header", "inside the ELF header"),
+        63: ("ELF header", "one byte short of the ELF header"),
         h["e_shoff"] + h["e_shentsize"] * (h["e_shnum"] // 2):
-            "in the middle of the section header table",
-        len(data) - 1: "one byte short of the end (last section header)",
+            ("section header table",
+             "in the middle of the section header table"),
+        len(data) - 1: ("section header table",
+                        "one byte short of the end (last section header)"),
     }
-    for i, name, s in base.sections():
-        if s["sh_type"] == SHT_NOBITS or not s["sh_size"]:
-            continue
-        cuts.setdefault(s["sh_offset"], f"at the start of {name}")
-        if s["sh_size"] > 1:
-            cuts.setdefault(s["sh_offset"] + s["sh_size"] // 2,
-                            f"inside {name}")
-    for off in sorted(cuts):
+    if h["e_phnum"]:
+        cuts[h["e_phoff"] + h["e_phentsize"] * (h["e_phnum"] // 2) + 3] = (
+            "section header table", "inside the program headers")
+    for off, (place, why) in sorted(cuts.items()):
         if 0 < off < len(data):
-            corpus.add(f"trunc-{off:06x}", data[:off], ALL_FAIL,
-                       f"truncated at 0x{off:x}: {cuts[off]}")
+            corpus.add(f"trunc-{off:06x}", place, data[:off], expect,
+                       f"truncated at 0x{off:x}: {why}")
 
-    # The same inside the sections linkpass reads, but with the section
-    # name table and the section header table appended again after the
-    # cut: the headers are whole, the data they describe is not.
-    shtab = data[h["e_shoff"]:h["e_shoff"] + h["e_shentsize"] * h["e_shnum"]]
-    names = base.section_bytes(h["e_shstrndx"])
-    for name in (".text", ".rela.text", ".symtab", ".strtab", "__mcount_loc",
-                 ".rela.dyn"):
-        s = base.shdr(base.index(name))
-        cut = (s["sh_offset"] + s["sh_size"] // 2) & ~7
-        pad = b"\0" * (-(cut + len(names)) % 8)
-        e = Elf(data[:cut] + names + pad + shtab)
-        e.set_ehdr(e_shoff=cut + len(names) + len(pad))
-        e.set_shdr(h["e_shstrndx"], sh_offset=cut)
-        corpus.add(f"cut-{name.lstrip('.')}", e, ALL_FAIL,
-                   f"file cut inside {name}, section names and headers "
-                   "appended again")
+    for i, name, s in base.sections():
+        if s["sh_type"] == SHT_NOBITS or s["sh_size"] < 2:
+            continue
+        e = Elf(data + base.section_bytes(i)[:s["sh_size"] // 2])
+        e.set_shdr(i, sh_offset=len(data))
+        # the section names themselves cut: no name to give it
+        place = "section name table" if i == h["e_shstrndx"] else name
+        corpus.add(f"cut-{name.lstrip('.') or 'null'}", place, e, expect,
+                   f"the file ends half-way through {name}'s data (moved "
+                   "to the end); everything else whole")
 
 
 def _patched(base, **kw):
@@ -247,32 +256,15 @@ def _shdr(base, name, **kw):
     return e
 
 
-def make_corpus(images, outdir, seed=1):
-    """Write every case into outdir and return the list of Case."""
-    rnd = random.Random(seed)
-    c = Corpus(outdir)
-    base = Elf(Path(images["table"]).read_bytes())
+def _image_cases(c, base, rnd):
+    """The cases made by breaking one linked base image."""
     n = base.nsecs
     size = len(base.data)
     rt = base.index(".rela.text")
     text = base.index(".text")
     symtab = base.symtab()
     strtab = base.shdr(symtab)["sh_link"]
-    table = base.index("__mcount_loc")
-
-    # -- not an image at all
-    c.group = "file"
-    c.add("empty", b"", ALL_FAIL, "an empty file")
-    c.add("not-elf", b"this is a text file, not an ELF image\n" * 4,
-          ALL_FAIL, "plain text")
-    c.add("elf-magic-only", b"\x7fELF", ALL_FAIL, "just the ELF magic")
-    d = c.outdir / "a-directory"
-    d.mkdir(exist_ok=True)
-    c.add_path("directory", d, ALL_FAIL, "a directory")
-    c.add_path("missing", c.outdir / "does-not-exist", ALL_FAIL,
-               "a path that does not exist")
-    c.add("object-file", Path(images["object"]).read_bytes(), ALL_FAIL,
-          "a relocatable object (ET_REL), not a linked image")
+    table = base.index(lpfacts.SECTION)
 
     # -- truncations
     c.group = "truncated"
@@ -280,182 +272,238 @@ def make_corpus(images, outdir, seed=1):
 
     # -- ELF header
     c.group = "header"
-    c.add("class-32", _ident(base, 4, 1), ALL_FAIL,
+    c.add("class-32", "ELF header", _ident(base, 4, 1), ALL_FAIL,
           "EI_CLASS says 32-bit on a 64-bit file")
-    c.add("class-garbage", _ident(base, 4, 0x7f), ALL_FAIL,
+    c.add("class-garbage", "ELF header", _ident(base, 4, 0x7f), ALL_FAIL,
           "EI_CLASS is not a known class")
-    c.add("big-endian", _ident(base, 5, 2), ALL_FAIL,
+    c.add("big-endian", "ELF header", _ident(base, 5, 2), ALL_FAIL,
           "EI_DATA says big-endian")
-    c.add("machine-aarch64", _patched(base, e_machine=183), ALL_FAIL,
+    c.add("machine-aarch64", "ELF header",
+          _patched(base, e_machine=183), ALL_FAIL,
           "e_machine is AArch64")
-    c.add("type-core", _patched(base, e_type=4), ALL_FAIL,
+    c.add("type-core", "ELF header", _patched(base, e_type=4), ALL_FAIL,
           "e_type is ET_CORE")
-    c.add("shoff-past-eof", _patched(base, e_shoff=size + 0x1000),
+    c.add("shoff-past-eof", "section header table",
+          _patched(base, e_shoff=size + 0x1000),
           ALL_FAIL, "section header table starts past the end of the file")
-    c.add("shoff-straddles-eof", _patched(base, e_shoff=size - 100),
+    c.add("shoff-straddles-eof", "section header table",
+          _patched(base, e_shoff=size - 100),
           ALL_FAIL, "section header table runs past the end of the file")
-    c.add("shnum-huge", _patched(base, e_shnum=0xfeff), ALL_FAIL,
+    c.add("shnum-huge", "section header table",
+          _patched(base, e_shnum=0xfeff), ALL_FAIL,
           "e_shnum far larger than the table in the file")
-    c.add("shentsize-wrong", _patched(base, e_shentsize=32), ALL_FAIL,
+    c.add("shentsize-wrong", "ELF header",
+          _patched(base, e_shentsize=32), ALL_FAIL,
           "e_shentsize is not the size of a section header")
-    c.add("shstrndx-out-of-range", _patched(base, e_shstrndx=n + 5),
+    c.add("shstrndx-out-of-range", "ELF header",
+          _patched(base, e_shstrndx=n + 5),
           ALL_FAIL, "e_shstrndx beyond the section count")
-    c.add("shstrndx-not-strtab", _patched(base, e_shstrndx=text),
+    c.add("shstrndx-not-strtab", "ELF header", _patched(base, e_shstrndx=text),
           ALL_FAIL, "e_shstrndx names .text, not a string table")
     e = _patched(base, e_shnum=0)
     e.set_shdr(0, sh_size=0xffffffff)
-    c.add("shnum-extended-huge", e, ALL_FAIL,
+    c.add("shnum-extended-huge", "section header table", e, ALL_FAIL,
           "extended section count (e_shnum 0) of 2^32-1 sections")
     e = _patched(base, e_shstrndx=0xffff)
     e.set_shdr(0, sh_link=0xffffff)
-    c.add("shstrndx-extended-out-of-range", e, ALL_FAIL,
+    c.add("shstrndx-extended-out-of-range", "ELF header", e, ALL_FAIL,
           "extended e_shstrndx (SHN_XINDEX) out of range")
 
     # -- section headers
     c.group = "sections"
-    c.add("sh-name-out-of-range", _shdr(base, ".text", sh_name=0xfffffff),
+    c.add("sh-name-out-of-range", f"section header {text}",
+          _shdr(base, ".text", sh_name=0xfffffff),
           ALL_FAIL, "sh_name of .text beyond the section name table")
-    c.add("sh-type-garbage", _shdr(base, ".rela.text", sh_type=0x12345678),
+    c.add("sh-type-garbage", ".rela.text",
+          _shdr(base, ".rela.text", sh_type=0x12345678),
           ALL_FAIL, "sh_type of .rela.text is no known section type")
-    c.add("sh-offset-garbage",
+    c.add("sh-offset-garbage", ".rela.text",
           _shdr(base, ".rela.text", sh_offset=0xdeadbeefdeadbeef),
           ALL_FAIL, "sh_offset of .rela.text points far past the file")
     e = base.copy()
     e.data[e.shdr_offset(rt):e.shdr_offset(rt) + 64] = bytes(
         rnd.getrandbits(8) for _ in range(64))
-    c.add("sh-random-bytes", e, ALL_FAIL,
+    c.add("sh-random-bytes", f"section header {rt}", e, ALL_FAIL,
           "the .rela.text section header overwritten with random bytes")
-    c.add("sh-size-huge", _shdr(base, ".rela.text",
+    c.add("sh-size-huge", ".rela.text", _shdr(base, ".rela.text",
                                 sh_size=0x7ffffffffffffff8),
           ALL_FAIL, "sh_size of .rela.text near 2^63")
-    c.add("sh-size-huge-text", _shdr(base, ".text",
+    c.add("sh-size-huge-text", ".text", _shdr(base, ".text",
                                      sh_size=0xffffffffffff0000),
           ALL_FAIL, "sh_size of .text near 2^64 (offset + size wraps)")
-    c.add("sh-size-past-eof-symtab",
+    c.add("sh-size-past-eof-symtab", ".symtab",
           _shdr(base, ".symtab", sh_size=base.shdr(symtab)["sh_size"] +
                 size),
           ALL_FAIL, ".symtab runs past the end of the file")
     s = base.shdr(symtab)
-    c.add("overlap-rela-symtab",
+    c.add("overlap-rela-symtab", ".rela.text",
           _shdr(base, ".rela.text", sh_offset=s["sh_offset"] + 24),
           ALL_FAIL, ".rela.text overlaps .symtab in the file")
-    c.add("overlap-text-rela",
+    c.add("overlap-text-rela", ".rela.text",
           _shdr(base, ".text", sh_offset=base.shdr(rt)["sh_offset"]),
           ALL_FAIL, ".text overlaps .rela.text in the file")
 
     # -- the code relocation section
     c.group = "relocs"
-    c.add("rela-link-out-of-range", _shdr(base, ".rela.text", sh_link=n + 7),
+    c.add("rela-link-out-of-range", ".rela.text",
+          _shdr(base, ".rela.text", sh_link=n + 7),
           RELOCS_FAIL, "sh_link of .rela.text beyond the section count")
-    c.add("rela-link-not-symtab", _shdr(base, ".rela.text", sh_link=strtab),
+    c.add("rela-link-not-symtab", ".rela.text",
+          _shdr(base, ".rela.text", sh_link=strtab),
           RELOCS_FAIL, "sh_link of .rela.text names .strtab")
-    c.add("rela-info-out-of-range", _shdr(base, ".rela.text", sh_info=n + 7),
+    c.add("rela-info-out-of-range", ".rela.text",
+          _shdr(base, ".rela.text", sh_info=n + 7),
           RELOCS_FAIL, "sh_info of .rela.text beyond the section count")
-    c.add("rela-entsize-zero", _shdr(base, ".rela.text", sh_entsize=0),
+    c.add("rela-entsize-zero", ".rela.text",
+          _shdr(base, ".rela.text", sh_entsize=0),
           RELOCS_FAIL, "sh_entsize of .rela.text is 0")
-    c.add("rela-entsize-wrong", _shdr(base, ".rela.text", sh_entsize=16),
+    c.add("rela-entsize-wrong", ".rela.text",
+          _shdr(base, ".rela.text", sh_entsize=16),
           RELOCS_FAIL, "sh_entsize of .rela.text is 16 (Rel, not Rela)")
-    c.add("rela-size-ragged",
+    c.add("rela-size-ragged", ".rela.text",
           _shdr(base, ".rela.text", sh_size=base.shdr(rt)["sh_size"] - 5),
           RELOCS_FAIL, "sh_size of .rela.text is not a whole number of entries")
-    c.add("rela-compressed",
+    c.add("rela-compressed", ".rela.text",
           _shdr(base, ".rela.text",
                 sh_flags=base.shdr(rt)["sh_flags"] | SHF_COMPRESSED),
           RELOCS_FAIL, ".rela.text flagged SHF_COMPRESSED by hand")
     e = base.copy()
     r = e.rela(rt, 0)
     e.set_rela(rt, 0, r_info=(0xffffff << 32) | (r["r_info"] & 0xffffffff))
-    c.add("reloc-symbol-out-of-range", e, RELOCS_FAIL,
+    c.add("reloc-symbol-out-of-range", ".rela.text entry 0", e, RELOCS_FAIL,
           "a .rela.text entry names symbol 0xffffff")
     e = base.copy()
     e.set_rela(rt, 1, r_offset=0x10)
-    c.add("reloc-offset-outside", e, RELOCS_FAIL,
+    c.add("reloc-offset-outside", ".rela.text entry 1", e, RELOCS_FAIL,
           "a .rela.text entry points before .text")
     e = base.copy()
     t = e.shdr(text)
     e.set_rela(rt, 2, r_offset=t["sh_addr"] + t["sh_size"] + 0x1000)
-    c.add("reloc-offset-after", e, RELOCS_FAIL,
+    c.add("reloc-offset-after", ".rela.text entry 2", e, RELOCS_FAIL,
           "a .rela.text entry points after .text")
-    c.add("text-nobits", _shdr(base, ".text", sh_type=SHT_NOBITS),
+    c.add("text-nobits", ".rela.text",
+          _shdr(base, ".text", sh_type=SHT_NOBITS),
           RELOCS_FAIL, ".text is SHT_NOBITS but has relocations")
 
     # -- the symbol table
     c.group = "symtab"
-    c.add("symtab-entsize-zero", _shdr(base, ".symtab", sh_entsize=0),
+    c.add("symtab-entsize-zero", ".symtab",
+          _shdr(base, ".symtab", sh_entsize=0),
           ALL_FAIL, "sh_entsize of .symtab is 0")
-    c.add("symtab-entsize-wrong", _shdr(base, ".symtab", sh_entsize=16),
+    c.add("symtab-entsize-wrong", ".symtab",
+          _shdr(base, ".symtab", sh_entsize=16),
           ALL_FAIL, "sh_entsize of .symtab is 16")
-    c.add("symtab-size-ragged",
+    c.add("symtab-size-ragged", ".symtab",
           _shdr(base, ".symtab", sh_size=s["sh_size"] - 7),
           ALL_FAIL, "sh_size of .symtab is not a whole number of entries")
-    c.add("symtab-link-out-of-range", _shdr(base, ".symtab", sh_link=n + 3),
+    c.add("symtab-link-out-of-range", ".symtab",
+          _shdr(base, ".symtab", sh_link=n + 3),
           ALL_FAIL, "sh_link of .symtab beyond the section count")
-    c.add("symtab-link-not-strtab", _shdr(base, ".symtab", sh_link=text),
+    c.add("symtab-link-not-strtab", ".symtab",
+          _shdr(base, ".symtab", sh_link=text),
           ALL_FAIL, "sh_link of .symtab names .text")
-    c.add("symtab-compressed",
+    c.add("symtab-compressed", ".symtab",
           _shdr(base, ".symtab", sh_flags=SHF_COMPRESSED),
           ALL_FAIL, ".symtab flagged SHF_COMPRESSED")
-    c.add("two-symtabs", _shdr(base, ".comment", sh_type=SHT_SYMTAB),
+    c.add("two-symtabs", ".symtab",
+          _shdr(base, ".comment", sh_type=SHT_SYMTAB),
           ALL_FAIL, ".comment retyped as a second SHT_SYMTAB")
     e = base.copy()
     k, _ = e.symbol("main")
     e.set_symbol(k, st_name=0xfffffff)
-    c.add("sym-name-out-of-range", e, ALL_FAIL,
+    c.add("sym-name-out-of-range", f".symtab entry {k}", e, ALL_FAIL,
           "st_name of main beyond .strtab")
     e = base.copy()
     e.set_symbol(k, st_shndx=0xfe00)
-    c.add("sym-shndx-out-of-range", e, ALL_FAIL,
+    c.add("sym-shndx-out-of-range", f".symtab entry {k}", e, ALL_FAIL,
           "st_shndx of main beyond the section count")
 
     # -- the table linked into the image
     c.group = "table"
-    ks, start = base.symbol("__start___mcount_loc")
-    kp, stop = base.symbol("__stop___mcount_loc")
+    bounds = f"{lpfacts.LINKER_START}..{lpfacts.LINKER_STOP}"
+    ks, start = base.symbol(lpfacts.LINKER_START)
+    kp, stop = base.symbol(lpfacts.LINKER_STOP)
     e = base.copy()
     e.set_symbol(ks, st_value=stop["st_value"])
     e.set_symbol(kp, st_value=start["st_value"])
-    c.add("table-start-after-stop", e, TABLE_FAIL,
+    c.add("table-start-after-stop", bounds,
+          e, TABLE_FAIL,
           "__start___mcount_loc > __stop___mcount_loc")
     e = base.copy()
     e.set_symbol(kp, st_value=stop["st_value"] - 3)
-    c.add("table-odd-size-symbols", e, TABLE_FAIL,
+    c.add("table-odd-size-symbols", bounds,
+          e, TABLE_FAIL,
           "__stop___mcount_loc - __start___mcount_loc is not a multiple of 8")
     e = base.copy()
     e.set_symbol(ks, st_shndx=0)
     e.set_symbol(kp, st_shndx=0)
     e.set_shdr(table, sh_size=e.shdr(table)["sh_size"] - 3)
-    c.add("table-odd-size-section", e, TABLE_FAIL,
+    c.add("table-odd-size-section", f"section {lpfacts.SECTION}",
+          e, TABLE_FAIL,
           "no start/stop symbols; __mcount_loc size not a multiple of 8")
     e = base.copy()
     e.set_symbol(kp, st_value=stop["st_value"] + 0x100000)
-    c.add("table-stop-outside", e, TABLE_FAIL,
+    c.add("table-stop-outside", bounds,
+          e, TABLE_FAIL,
           "__stop___mcount_loc far past the end of __mcount_loc")
     e = base.copy()
     e.set_symbol(ks, st_value=0x10)
     e.set_symbol(kp, st_value=0x18)
-    c.add("table-not-in-section", e, TABLE_FAIL,
+    c.add("table-not-in-section", bounds,
+          e, TABLE_FAIL,
           "start/stop symbols in no allocated section")
-    c.add("table-nobits", _shdr(base, "__mcount_loc", sh_type=SHT_NOBITS),
+    c.add("table-nobits", bounds,
+          _shdr(base, lpfacts.SECTION, sh_type=SHT_NOBITS),
           TABLE_FAIL, "__mcount_loc is SHT_NOBITS")
-    c.add("table-compressed",
-          _shdr(base, "__mcount_loc",
+    c.add("table-compressed", lpfacts.SECTION,
+          _shdr(base, lpfacts.SECTION,
                 sh_flags=base.shdr(table)["sh_flags"] | SHF_COMPRESSED),
           TABLE_FAIL, "__mcount_loc flagged SHF_COMPRESSED")
-    c.add("rela-dyn-entsize-wrong", _shdr(base, ".rela.dyn", sh_entsize=7),
-          TABLE_FAIL, "sh_entsize of .rela.dyn (read for PIE tables) is 7")
+    if ".rela.dyn" in {nm for _, nm, _ in base.sections()}:
+        c.add("rela-dyn-entsize-wrong", ".rela.dyn",
+              _shdr(base, ".rela.dyn", sh_entsize=7), TABLE_FAIL,
+              "sh_entsize of .rela.dyn (read for PIE tables) is 7")
+
+
+def make_corpus(images, outdir, seed=1, clang=None):
+    """Write every case into outdir and return the list of Case: the
+    gcc base images, the clang/lld ones (clang, optional) and the
+    object."""
+    rnd = random.Random(seed)
+    c = Corpus(outdir)
+    base = Elf(Path(images["table"]).read_bytes())
+
+    # -- not an image at all
+    c.group = "file"
+    c.add("empty", "ELF header", b"", ALL_FAIL, "an empty file")
+    c.add("not-elf", "ELF header",
+          b"this is a text file, not an ELF image\n" * 4, ALL_FAIL,
+          "plain text")
+    c.add("elf-magic-only", "ELF header", b"\x7fELF", ALL_FAIL,
+          "just the ELF magic")
+    d = c.outdir / "a-directory"
+    d.mkdir(exist_ok=True)
+    c.add_path("directory", "open", d, ALL_FAIL, "a directory")
+    c.add_path("missing", "open", c.outdir / "does-not-exist", ALL_FAIL,
+               "a path that does not exist")
+    c.add("object-file", "ELF header", Path(images["object"]).read_bytes(),
+          dict(scan=2, check=2, dump=2, sites=2),
+          "a relocatable object (ET_REL), not a linked image")
+
+    _image_cases(c, base, rnd)
 
     # -- other images
     c.group = "images"
-    c.add("no-q", Path(images["noq"]).read_bytes(),
-          dict(scan=2, check=2, dump=0, sites=2),
+    c.add("no-q", ".text", Path(images["noq"]).read_bytes(),
+          dict(scan=2, check=2, dump=0, sites=2, obj=2),
           "linked without -q: no code relocations (dump needs none)")
     stripped = c.outdir / "stripped.tmp"
     shutil.copyfile(images["table"], stripped)
     _run(["strip", "--strip-all", stripped])
-    c.add("stripped", stripped.read_bytes(),
-          dict(scan=2, check=2, dump=0, sites=2),
+    c.add("stripped", ".symtab", stripped.read_bytes(),
+          dict(scan=2, check=2, dump=0, sites=2, obj=2),
           "strip --strip-all: no .symtab, no relocations; dump finds the "
-          "table by its section")
+          "table by its section", unnamed=True)
     stripped.unlink()
     for how in ("zlib", "zstd"):
         z = c.outdir / f"debug-{how}.tmp"
@@ -464,14 +512,71 @@ def make_corpus(images, outdir, seed=1):
                               capture_output=True, text=True)
         if proc.returncode != 0:
             continue	# this objcopy lacks the method: nothing to test
-        c.add(f"debug-compressed-{how}", z.read_bytes(), HARMLESS,
+        c.add(f"debug-compressed-{how}", None, z.read_bytes(), HARMLESS,
               f"debug sections compressed with {how} (SHF_COMPRESSED): "
-              "never read, so harmless")
+              "never read, so harmless", control="debug-uncompressed")
         z.unlink()
-    c.add("debug-uncompressed", Path(images["debug"]).read_bytes(), HARMLESS,
+    c.add("debug-uncompressed", None,
+          Path(images["debug"]).read_bytes(), HARMLESS,
           "the -g image as linked: the control for the compressed cases")
-    c.add("control", bytes(base.data), HARMLESS, "the base image unchanged")
+    c.add("control", None,
+          bytes(base.data), HARMLESS, "the base image unchanged")
+
+    if clang:
+        c.prefix, c.control = "clang-", "clang-control"
+        cbase = Elf(Path(clang["table"]).read_bytes())
+        _image_cases(c, cbase, rnd)
+        c.group = "images"
+        c.add("control", None, bytes(cbase.data), HARMLESS,
+              "the clang/lld base image unchanged")
+
+    c.prefix, c.control = "obj-", "obj-control"
+    c.group = "object"
+    _object_cases(c, Elf(Path(images["object"]).read_bytes()))
+    c.prefix, c.control = "", "control"
     return c.cases
+
+
+# What each kind of damage to a relocatable object breaks: only obj
+# reads objects (the image commands refuse ET_REL, see object-file).
+OBJ_FAIL = dict(obj=2)
+OBJ_OK = dict(obj=0)
+
+
+def _object_cases(c, base):
+    """linkpass obj on a broken relocatable object."""
+    rt = base.index(".rela.text")
+    n = base.nsecs
+    c.group = "object"
+    _truncations(c, base, OBJ_FAIL)
+    c.add("rela-link-out-of-range", ".rela.text",
+          _shdr(base, ".rela.text", sh_link=n + 7), OBJ_FAIL,
+          "sh_link of .rela.text beyond the section count")
+    c.add("rela-info-out-of-range", ".rela.text",
+          _shdr(base, ".rela.text", sh_info=n + 7), OBJ_FAIL,
+          "sh_info of .rela.text beyond the section count")
+    c.add("rela-entsize-wrong", ".rela.text",
+          _shdr(base, ".rela.text", sh_entsize=16), OBJ_FAIL,
+          "sh_entsize of .rela.text is 16 (Rel, not Rela)")
+    e = base.copy()
+    r = e.rela(rt, 0)
+    e.set_rela(rt, 0, r_info=(0xffffff << 32) | (r["r_info"] & 0xffffffff))
+    c.add("reloc-symbol-out-of-range", ".rela.text entry 0", e, OBJ_FAIL,
+          "a .rela.text entry names symbol 0xffffff")
+    c.add("symtab-entsize-wrong", ".symtab",
+          _shdr(base, ".symtab", sh_entsize=16), OBJ_FAIL,
+          "sh_entsize of .symtab is 16")
+    c.add("symtab-link-out-of-range", ".symtab",
+          _shdr(base, ".symtab", sh_link=n + 3), OBJ_FAIL,
+          "sh_link of .symtab beyond the section count")
+    c.add("sh-name-out-of-range", f"section header {rt}",
+          _shdr(base, ".rela.text", sh_name=0xfffffff), OBJ_FAIL,
+          "sh_name of .rela.text beyond the section name table")
+    c.add("shstrndx-out-of-range", "ELF header",
+          _patched(base, e_shstrndx=n + 5), OBJ_FAIL,
+          "e_shstrndx beyond the section count")
+    c.add("control", None, bytes(base.data), OBJ_OK,
+          "the object unchanged")
 
 
 def main(argv):
@@ -483,11 +588,14 @@ def main(argv):
         Path(__file__).resolve().parents[2] / "linkpass" / "linkpass")
     work = out / "build"
     images = build_images(work, linkpass)
-    cases = make_corpus(images, out / "cases")
+    clang = build_images(out / "build-clang", linkpass, cc="clang", ld="lld",
+                         pie=False)
+    cases = make_corpus(images, out / "cases", clang=clang)
     with open(out / "cases.txt", "w") as f:
         for cs in cases:
             exp = " ".join(f"{k}={v}" for k, v in cs.expect.items())
-            f.write(f"{cs.name}\t{exp}\t{cs.group}: {cs.why}\n")
+            f.write(f"{cs.name}\t{cs.place}\t{exp}\t{cs.group}: "
+                    f"{cs.why}\n")
     print(f"{len(cases)} cases in {out / 'cases'}")
     return 0
 

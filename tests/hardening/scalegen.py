@@ -20,6 +20,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import lpfacts  # noqa: E402
+
 # One traced function: 1 __fentry__ call + 9 other relocations (PC32
 # loads and stores of data, PLT32 calls to the next function).
 MACROS = r"""
@@ -82,13 +85,7 @@ _start:
 	xorl	%edi, %edi
 	syscall
 	.size	_start, . - _start
-
-	.globl	__fentry__
-	.type	__fentry__, @function
-__fentry__:
-	ret
-	.size	__fentry__, . - __fentry__
-
+""" + lpfacts.MCOUNT_STUBS_S + """
 	.data
 	.p2align 3
 """ + "".join(f"\t.globl\td{k}\nd{k}:\t.long\t{k}\n" for k in range(16)) + \
