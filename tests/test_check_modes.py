@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from conftest import STUBS_S, compile_src, assemble, run, require_tools, write
+from lptest import STUBS_S, assemble, compile_src, require_tools, run, write
 
 PROG = """\
 __attribute__((weak)) int wf(int x) { return x + 1; }
