@@ -37,12 +37,16 @@ want="64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD
 BINFMT_ELF BINFMT_SCRIPT PROC_FS SYSFS DEVTMPFS FTRACE FUNCTION_TRACER
 DYNAMIC_FTRACE KALLSYMS TRACING RELOCATABLE RANDOMIZE_BASE"
 mods=
+optional=
 case $profile in
 tiny) ;;
 distro)
 	want="$want MODULES MODULE_UNLOAD MODULE_SIG MODULE_SIG_ALL
 MODULE_SIG_FORCE MODULE_SIG_SHA256 X86_KERNEL_IBT CPU_MITIGATIONS
 MITIGATION_RETPOLINE MITIGATION_RETHUNK RUNTIME_TESTING_MENU"
+	# Wanted where the compiler can: return thunks need
+	# -mfunction-return=thunk-extern (gcc 8+, clang 15+; not clang 14).
+	optional="MITIGATION_RETHUNK:CC_HAS_RETURN_THUNK"
 	# binfmt_misc: runs code of its own whenever its filesystem is
 	# used; test_module: prints from its init function; configfs: a
 	# filesystem with module-private weak-free code.
@@ -70,6 +74,16 @@ done
 make -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
 "$src/scripts/config" --file "$obj/.config" $args
 make -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
+
+# An optional symbol whose prerequisite the toolchain lacks is not
+# wanted: say so, so the log shows what the build is without.
+for o in $optional; do
+	s=${o%%:*}
+	if ! grep -q "^CONFIG_${o#*:}=y" "$obj/.config"; then
+		echo "config.sh: $obj: CONFIG_$s left out: this toolchain has no CONFIG_${o#*:}" >&2
+		want=$(echo "$want" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
+	fi
+done
 
 fail=0
 for s in $want; do
