@@ -7,7 +7,7 @@ WFLAGS  := -Wall -Wextra -Werror
 PYTHON  ?= /usr/bin/python3
 
 LP_SRCS := $(wildcard linkpass/*.c)
-LP_HDRS := $(wildcard linkpass/*.h)
+LP_HDRS := $(wildcard linkpass/*.h include/*.h)
 LP_OBJS := $(patsubst linkpass/%.c,build/linkpass/%.o,$(LP_SRCS))
 
 .PHONY: all test deps clean
@@ -20,7 +20,7 @@ deps:
 
 build/linkpass/%.o: linkpass/%.c $(LP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -c $< -o $@
+	$(CC) $(CFLAGS) $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -c $< -o $@
 
 linkpass/linkpass: $(LP_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(LP_OBJS) -lelf -lz -lpthread

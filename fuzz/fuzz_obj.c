@@ -125,7 +125,7 @@ static int run_obj(char **err)
 	if (!cap)
 		fail("open_memstream", NULL);
 	stderr = cap;
-	ret = cmd_obj(&o, 1, files);
+	ret = cmd_obj(&o);
 	stderr = saved;
 	fclose(cap);
 	scan_opts_free(&o.scan);

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "describe.h"
+#include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
 
@@ -129,7 +130,10 @@ int cmd_check(struct options *o)
 	if (table_read(&im, o->start_sym, o->stop_sym, &t) < 0)
 		goto out_free_scan;
 	if (!t.found)
-		printf("check: %s: no ftrace table (no __start_mcount_loc/__stop_mcount_loc or __start___mcount_loc/__stop___mcount_loc symbols, no __mcount_loc section)\n",
+		printf("check: %s: no ftrace table (no "
+		       MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP " or "
+		       MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
+		       " symbols, no " MCOUNT_SECTION " section)\n",
 		       o->image);
 	order_faults(o, &t, &fd);
 	sorted = xmalloc((t.n ? t.n : 1) * sizeof(*sorted));

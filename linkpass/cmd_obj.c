@@ -182,10 +182,10 @@ static int write_table(struct image *im, const struct scan_result *r,
 		lp_elf_error(im->path, "copy", "cannot reopen it");
 		goto out_free;
 	}
-	name_tab = add_name(e, im->path, TABLE_SECTION, &names);
+	name_tab = add_name(e, im->path, MCOUNT_SECTION, &names);
 	name_rel = name_tab < 0 ? -1 :
-		   add_name(e, im->path, arch->rela ? ".rela" TABLE_SECTION :
-			    ".rel" TABLE_SECTION, &names);
+		   add_name(e, im->path, arch->rela ? ".rela" MCOUNT_SECTION :
+			    ".rel" MCOUNT_SECTION, &names);
 	if (name_rel < 0)
 		goto out_end;
 
@@ -212,7 +212,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 			 arch->addr_size))
 		goto out_end;
 	if (elf_update(e, ELF_C_WRITE) < 0) {
-		lp_elf_error(im->path, TABLE_SECTION, "cannot write the object");
+		lp_elf_error(im->path, MCOUNT_SECTION, "cannot write the object");
 		goto out_end;
 	}
 	ret = 0;
@@ -260,10 +260,10 @@ static int process(struct options *o, const char *path)
 
 	if (image_open(&im, path, IMAGE_OBJECT) < 0)
 		goto out_close;
-	if (image_find_section(&im, TABLE_SECTION)) {
+	if (image_find_section(&im, MCOUNT_SECTION)) {
 		/* a second run, or a compiler-made table: never double it */
 		fprintf(stderr, "linkpass: %s: %s: already present; object left unchanged\n",
-			path, TABLE_SECTION);
+			path, MCOUNT_SECTION);
 		ret = 0;
 		goto out_close;
 	}
@@ -307,13 +307,13 @@ out_close:
 	return ret;
 }
 
-int cmd_obj(struct options *o, int nfiles, char **files)
+int cmd_obj(struct options *o)
 {
 	int i, failed = 0;
 
 	/* every object is tried; all failures are reported */
-	for (i = 0; i < nfiles; i++)
-		if (process(o, files[i]) < 0)
+	for (i = 0; i < o->nfiles; i++)
+		if (process(o, o->files[i]) < 0)
 			failed++;
 	return failed ? EXIT_ERROR : EXIT_OK;
 }

@@ -46,3 +46,12 @@ const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 				       i ? " " : "", b[off + i]);
 	return buf;
 }
+
+void describe_print_entry(struct image *im, const struct funcs *f,
+			  uint64_t addr)
+{
+	char buf[512];
+
+	printf("0x%016llx %s\n", (unsigned long long)addr,
+	       describe_addr(im, f, addr, buf, sizeof(buf)));
+}

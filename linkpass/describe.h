@@ -13,4 +13,8 @@ const char *describe_addr(struct image *im, const struct funcs *f,
 const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 			   size_t len);
 
+/* One line of dump and sites output: "0x<addr> <describe_addr>". */
+void describe_print_entry(struct image *im, const struct funcs *f,
+			  uint64_t addr);
+
 #endif

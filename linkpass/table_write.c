@@ -104,10 +104,10 @@ static void build(const struct image *im, const struct site *sites, size_t n,
 
 	strbuf_add(&d->strtab, "");
 	strbuf_add(&d->shstrtab, "");
-	d->name[SEC_TABLE] = strbuf_add(&d->shstrtab, TABLE_SECTION);
+	d->name[SEC_TABLE] = strbuf_add(&d->shstrtab, MCOUNT_SECTION);
 	d->name[SEC_RELOCS] = strbuf_add(&d->shstrtab, arch->rela ?
-					 ".rela" TABLE_SECTION :
-					 ".rel" TABLE_SECTION);
+					 ".rela" MCOUNT_SECTION :
+					 ".rel" MCOUNT_SECTION);
 	d->name[SEC_SYMTAB] = strbuf_add(&d->shstrtab, ".symtab");
 	d->name[SEC_STRTAB] = strbuf_add(&d->shstrtab, ".strtab");
 	d->name[SEC_NOTE] = strbuf_add(&d->shstrtab, ".note.GNU-stack");
@@ -318,7 +318,7 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 	}
 	fprintf(f, "/* ftrace call sites of %s: %zu entries, made by linkpass */\n",
 		im->path, n);
-	fprintf(f, "\t.section %s,\"%sR\",@progbits\n", TABLE_SECTION,
+	fprintf(f, "\t.section %s,\"%sR\",@progbits\n", MCOUNT_SECTION,
 		table_writable(im) ? "aw" : "a");
 	fprintf(f, "\t.balign %u\n", arch->addr_size);
 	for (i = 0; i < n; i++) {

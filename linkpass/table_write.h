@@ -8,10 +8,9 @@
 #define LINKPASS_TABLE_WRITE_H
 
 #include "anchor.h"
+#include "mcount-table.h"
 #include "image.h"
-#include "sites.h"
-
-#define TABLE_SECTION "__mcount_loc"
+#include "scan.h"
 
 /*
  * SHF_GNU_RETAIN: keep the section under --gc-sections (GNU ld 2.36+,

@@ -5,7 +5,7 @@
  * symbol.  Phase 2 sorts the candidates and filters them against the
  * section policy and the live function symbols.
  */
-#include "sites.h"
+#include "scan.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * its reason, so --stats can count it and check can explain stale
  * entries.
  */
-#ifndef LINKPASS_SITES_H
-#define LINKPASS_SITES_H
+#ifndef LINKPASS_SCAN_H
+#define LINKPASS_SCAN_H
 
 #include "funcs.h"
 #include "image.h"
