@@ -23,12 +23,6 @@
 
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out);
-/*
- * Append a section with header @tmpl (size and alignment filled in) and
- * the bytes @buf to @e; also used by the per-object mode.  NULL on error.
- */
-Elf_Scn *table_add_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
-			   void *buf, size_t size, size_t align);
 int table_write_asm(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out);
 

@@ -83,6 +83,40 @@ def test_scan_output_unchanged(linkpass, ref_linkpass, tmp_path, name,
     assert (new.returncode, new.stdout) == (old.returncode, old.stdout)
 
 
+I386_C = """\
+int f1(int x) { return x + 1; }
+static __attribute__((noinline)) int f2(int x) { return x * 3; }
+int main(void) { return f1(1) + f2(2); }
+"""
+I386_S = """\
+	.globl __fentry__
+__fentry__:
+	ret
+	.section .note.GNU-stack,"",@progbits
+"""
+
+
+def test_i386_unchanged(linkpass, ref_linkpass, tmp_path):
+    require_tools("gcc", "ld")
+    (tmp_path / "a.c").write_text(I386_C)
+    (tmp_path / "s.S").write_text(I386_S)
+    cflags = ["-m32", "-pg", "-mfentry", "-O2", "-fno-pie", "-c"]
+    if run(["gcc", *cflags, "a.c"], cwd=tmp_path, check=False).returncode:
+        pytest.skip("gcc -m32 does not compile here")
+    run(["gcc", "-m32", "-c", "s.S"], cwd=tmp_path)
+    run(["ld", "-m", "elf_i386", "-q", "-e", "main", "a.o", "s.o",
+         "-o", "img"], cwd=tmp_path)
+    linkpass.run("scan", "img", "-o", "new.o", cwd=tmp_path)
+    run([str(ref_linkpass), "scan", "img", "-o", "old.o"], cwd=tmp_path)
+    assert (tmp_path / "new.o").read_bytes() == (tmp_path / "old.o").read_bytes()
+    for tool, d in ((str(linkpass), "n"), (str(ref_linkpass), "o")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "a.o").write_bytes((tmp_path / "a.o").read_bytes())
+        run([tool, "obj", "a.o"], cwd=tmp_path / d)
+    assert ((tmp_path / "n" / "a.o").read_bytes() ==
+            (tmp_path / "o" / "a.o").read_bytes())
+
+
 @pytest.mark.parametrize("name, make_vars", VARIANTS[:3],
                          ids=[v[0] for v in VARIANTS[:3]])
 def test_obj_output_unchanged(linkpass, ref_linkpass, tmp_path, name,
