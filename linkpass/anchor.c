@@ -9,8 +9,9 @@
 
 /* Tried in order when a section has no global symbol of its own. */
 static const char *const fallback_anchors[] = {
-	"_text", "_stext", "__executable_start", "_start", "main", NULL,
+	"_text", "_stext", "__executable_start", "_start", "main",
 };
+#define NFALLBACK (sizeof(fallback_anchors) / sizeof(fallback_anchors[0]))
 
 /*
  * A symbol another object can refer to and get this very address:
@@ -19,7 +20,7 @@ static const char *const fallback_anchors[] = {
  * IFUNC (a reference would resolve to the chosen implementation), and
  * not a __start_/__stop_ symbol (those may follow our own table).
  */
-static bool eligible(const struct image *im, const struct symbol *s)
+static inline bool eligible(const struct image *im, const struct symbol *s)
 {
 	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
 		return false;
@@ -59,18 +60,30 @@ static bool better(const struct symbol *a, const struct symbol *b)
  */
 static const struct symbol *image_anchor(struct image *im)
 {
-	const struct symbol *s;
-	size_t i;
+	const struct symbol *found[NFALLBACK] = { NULL }, *first = NULL;
+	size_t i, j;
 
-	for (i = 0; fallback_anchors[i]; i++) {
-		s = image_find_symbol(im, fallback_anchors[i]);
-		if (s && eligible(im, s))
-			return s;
+	/*
+	 * One pass: for each well-known name its first defined symbol (as
+	 * image_find_symbol() would find it), and the first eligible one.
+	 */
+	for (i = 1; i < im->nsyms; i++) {
+		const struct symbol *s = &im->syms[i];
+
+		if (s->shndx == SHN_UNDEF)
+			continue;
+		if (!first && eligible(im, s))
+			first = s;
+		if (s->name[0] != '_' && s->name[0] != 'm')
+			continue;
+		for (j = 0; j < NFALLBACK; j++)
+			if (!found[j] && !strcmp(s->name, fallback_anchors[j]))
+				found[j] = s;
 	}
-	for (i = 1; i < im->nsyms; i++)
-		if (eligible(im, &im->syms[i]))
-			return &im->syms[i];
-	return NULL;
+	for (j = 0; j < NFALLBACK; j++)
+		if (found[j] && eligible(im, found[j]))
+			return found[j];
+	return first;
 }
 
 static void add_distinct(struct anchors *a, const struct symbol *s)
@@ -114,9 +127,10 @@ int anchors_choose(struct image *im, const char *forced,
 		used[sites[i].shndx] = true;
 	for (i = 1; i < im->nsyms; i++) {
 		s = &im->syms[i];
-		if (!eligible(im, s))
+		/* most symbols are in no section with sites: test that first */
+		if (s->shndx >= im->nsecs || !used[s->shndx] || !eligible(im, s))
 			continue;
-		if (used[s->shndx] && better(s, a->by_shndx[s->shndx]))
+		if (better(s, a->by_shndx[s->shndx]))
 			a->by_shndx[s->shndx] = s;
 	}
 	for (i = 0; i < im->nsecs; i++) {

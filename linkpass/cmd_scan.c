@@ -56,6 +56,8 @@ int cmd_scan(struct options *o)
 	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
 	ns_open = now_ns() - t_start;
+	/* the drop reasons are only counted for --stats */
+	o->scan.reasons = o->stats;
 	if (scan_image(&im, &o->scan, &r) < 0)
 		goto out_close;
 	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, &a) < 0)

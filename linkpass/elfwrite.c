@@ -435,23 +435,19 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend)
 {
-	struct reloc r = {
-		.offset = i * t->width,
-		.sym = sym,
-		.type = t->type,
-		.addend = addend,
-	};
-
-	reloc_put(t->layout, t->relocs, i, &r);
-	if (reloc_has_addend(t->layout))
-		return;
-	/* Rel: the addend is the entry's own value */
-	if (t->width == 8)
-		memcpy(t->bytes + r.offset, &addend, 8);
-	else {
-		int32_t v = (int32_t)addend;
-
-		memcpy(t->bytes + r.offset, &v, 4);
+	switch (t->layout) {
+	case RELA64:
+		addr_table_put_l(RELA64, t, i, sym, addend);
+		break;
+	case REL64:
+		addr_table_put_l(REL64, t, i, sym, addend);
+		break;
+	case RELA32:
+		addr_table_put_l(RELA32, t, i, sym, addend);
+		break;
+	case REL32:
+		addr_table_put_l(REL32, t, i, sym, addend);
+		break;
 	}
 }
 

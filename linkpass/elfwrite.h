@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arch.h"
 #include "image.h"
@@ -110,6 +111,34 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 		    const char *path);
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend);
+
+/*
+ * The same with the layout a constant, for loops that choose the
+ * layout once (see table_write.c); addr_table_put() switches per call.
+ */
+static inline __attribute__((always_inline)) void
+addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
+		 uint64_t sym, int64_t addend)
+{
+	struct reloc r = {
+		.offset = i * t->width,
+		.sym = sym,
+		.type = t->type,
+		.addend = addend,
+	};
+
+	reloc_put(l, t->relocs, i, &r);
+	if (l == RELA64 || l == RELA32)
+		return;
+	/* Rel: the addend is the entry's own value */
+	if (t->width == 8) {
+		memcpy(t->bytes + r.offset, &addend, 8);
+	} else {
+		int32_t v = (int32_t)addend;
+
+		memcpy(t->bytes + r.offset, &v, 4);
+	}
+}
 void addr_table_free(struct addr_table *t);
 
 #endif

@@ -282,129 +282,189 @@ static const char *symbol_place(char *buf, size_t len, const struct image *im,
 	return buf;
 }
 
-static int read_symbols(struct image *im)
+/* Find the one symbol table and check its header and links. */
+static int find_symtab(struct image *im, size_t *entsize)
+{
+	const char *p = im->path;
+	struct section *st;
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		if (im->secs[i].sh.sh_type != SHT_SYMTAB)
+			continue;
+		if (im->symtab)
+			return lp_error(p, im->secs[i].name,
+					"more than one symbol table");
+		im->symtab = &im->secs[i];
+	}
+	st = im->symtab;
+	if (!st)
+		return 0;
+	*entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (st->sh.sh_entsize != *entsize)
+		return lp_error(p, st->name, "sh_entsize %llu, expected %zu",
+				(unsigned long long)st->sh.sh_entsize, *entsize);
+	if (st->sh.sh_size % *entsize)
+		return lp_error(p, st->name,
+				"size 0x%llx is not a multiple of the entry size",
+				(unsigned long long)st->sh.sh_size);
+	if (st->sh.sh_link == 0 || st->sh.sh_link >= im->nsecs ||
+	    im->secs[st->sh.sh_link].sh.sh_type != SHT_STRTAB)
+		return lp_error(p, st->name, "sh_link %u is not a string table",
+				st->sh.sh_link);
+	im->strtab = &im->secs[st->sh.sh_link];
+	if (im->strtab->sh.sh_flags & SHF_COMPRESSED ||
+	    st->sh.sh_flags & SHF_COMPRESSED)
+		return lp_error(p, st->name,
+				"symbol table is compressed (SHF_COMPRESSED)");
+	return 0;
+}
+
+/* The raw bytes a symbol decoder reads, checked once. */
+struct sym_input {
+	const uint8_t *syms;
+	const char *strs;
+	uint64_t nstrs;
+	const uint8_t *xndx;	/* SHT_SYMTAB_SHNDX entries, or NULL */
+	size_t n;
+};
+
+static int load_sym_input(struct image *im, size_t entsize,
+			  struct sym_input *in)
 {
 	const char *p = im->path;
 	struct section *shndx_sec = NULL;
-	const uint8_t *syms, *strs, *xndx = NULL;
-	uint64_t nstrs;
-	size_t i, n, entsize;
-	char place[64];
-
-	for (i = 1; i < im->nsecs; i++) {
-		if (im->secs[i].sh.sh_type == SHT_SYMTAB) {
-			if (im->symtab)
-				return lp_error(p, im->secs[i].name,
-						"more than one symbol table");
-			im->symtab = &im->secs[i];
-		}
-	}
-	if (!im->symtab)
-		return 0;
-
-	entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (im->symtab->sh.sh_entsize != entsize)
-		return lp_error(p, im->symtab->name,
-				"sh_entsize %llu, expected %zu",
-				(unsigned long long)im->symtab->sh.sh_entsize,
-				entsize);
-	if (im->symtab->sh.sh_size % entsize)
-		return lp_error(p, im->symtab->name,
-				"size 0x%llx is not a multiple of the entry size",
-				(unsigned long long)im->symtab->sh.sh_size);
-	if (im->symtab->sh.sh_link == 0 ||
-	    im->symtab->sh.sh_link >= im->nsecs ||
-	    im->secs[im->symtab->sh.sh_link].sh.sh_type != SHT_STRTAB)
-		return lp_error(p, im->symtab->name,
-				"sh_link %u is not a string table",
-				im->symtab->sh.sh_link);
-	im->strtab = &im->secs[im->symtab->sh.sh_link];
-	if (im->strtab->sh.sh_flags & SHF_COMPRESSED ||
-	    im->symtab->sh.sh_flags & SHF_COMPRESSED)
-		return lp_error(p, im->symtab->name,
-				"symbol table is compressed (SHF_COMPRESSED)");
+	size_t i;
 
 	for (i = 1; i < im->nsecs; i++)
 		if (im->secs[i].sh.sh_type == SHT_SYMTAB_SHNDX &&
 		    im->secs[i].sh.sh_link == im->symtab->idx)
 			shndx_sec = &im->secs[i];
-
-	/*
-	 * Symbols are decoded straight from the mapped bytes: a kernel has
-	 * hundreds of thousands, and a per-symbol libelf call or message
-	 * buffer was a quarter of the scan (callgrind).  The string table
-	 * ends in a NUL, checked once, so every in-range st_name is a
-	 * terminated string.
-	 */
-	n = im->symtab->sh.sh_size / entsize;
-	syms = image_section_bytes(im, im->symtab);
-	strs = image_section_bytes(im, im->strtab);
-	if (n && !syms)
+	memset(in, 0, sizeof(*in));
+	in->n = im->symtab->sh.sh_size / entsize;
+	in->syms = image_section_bytes(im, im->symtab);
+	in->strs = (const char *)image_section_bytes(im, im->strtab);
+	if (in->n && !in->syms)
 		return -1;
-	nstrs = im->strtab->sh.sh_size;
-	if (!strs || !nstrs || strs[nstrs - 1])
+	/* a final NUL, checked once, ends every in-range st_name */
+	in->nstrs = im->strtab->sh.sh_size;
+	if (!in->strs || !in->nstrs || in->strs[in->nstrs - 1])
 		return lp_error(p, im->strtab->name,
 				"string table is empty or does not end in a NUL byte");
-	if (shndx_sec) {
-		if (shndx_sec->sh.sh_size < n * sizeof(Elf32_Word))
-			return lp_error(p, shndx_sec->name,
-					"holds fewer entries than %s (%zu)",
-					im->symtab->name, n);
-		xndx = image_section_bytes(im, shndx_sec);
-		if (!xndx)
-			return -1;
+	if (!shndx_sec)
+		return 0;
+	if (shndx_sec->sh.sh_size < in->n * sizeof(Elf32_Word))
+		return lp_error(p, shndx_sec->name,
+				"holds fewer entries than %s (%zu)",
+				im->symtab->name, in->n);
+	in->xndx = image_section_bytes(im, shndx_sec);
+	return in->xndx ? 0 : -1;
+}
+
+/* Check one decoded symbol; @name is its st_name. */
+static int check_symbol_slow(struct image *im, const struct sym_input *in,
+			     size_t i, uint32_t name)
+{
+	struct symbol *s = &im->syms[i];
+	char place[64];
+
+	if (name >= in->nstrs)
+		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+				"st_name %u out of range (string table of %llu bytes)",
+				name, (unsigned long long)in->nstrs);
+	s->name = in->strs + name;
+	if (s->shndx == SHN_XINDEX) {
+		Elf32_Word x = 0;
+
+		if (in->xndx)
+			memcpy(&x, in->xndx + i * sizeof(x), sizeof(x));
+		s->shndx = x;
 	}
-	im->syms = xcalloc(n, sizeof(*im->syms));
-	im->nsyms = n;
-	for (i = 0; i < n; i++) {
+	if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
+		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+				"symbol '%s' has section index %u out of range (%zu sections)",
+				s->name, s->shndx, im->nsecs);
+	return 0;
+}
+
+/* The common case inline: a name in range, an ordinary section index. */
+static inline int check_symbol(struct image *im, const struct sym_input *in,
+			       size_t i, uint32_t name)
+{
+	struct symbol *s = &im->syms[i];
+
+	if (name < in->nstrs && s->shndx < im->nsecs) {
+		s->name = in->strs + name;
+		return 0;
+	}
+	return check_symbol_slow(im, in, i, name);
+}
+
+/*
+ * Decode every symbol straight from the mapped bytes, one loop per ELF
+ * class (the class is a constant in each caller, as relocs.h does for
+ * relocation layouts).  A kernel has hundreds of thousands of symbols;
+ * a per-symbol libelf call or message buffer was a quarter of the scan
+ * (callgrind).
+ */
+static inline __attribute__((always_inline)) int
+decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->n; i++) {
 		struct symbol *s = &im->syms[i];
 		uint32_t name;
-		uint16_t st_shndx;
-		uint8_t info, other;
 
-		if (entsize == sizeof(Elf64_Sym)) {
+		if (cls == ELFCLASS64) {
 			Elf64_Sym e;
 
-			memcpy(&e, syms + i * entsize, sizeof(e));
+			memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
 			name = e.st_name;
-			info = e.st_info;
-			other = e.st_other;
-			st_shndx = e.st_shndx;
 			s->value = e.st_value;
 			s->size = e.st_size;
+			s->shndx = e.st_shndx;
+			s->type = ELF64_ST_TYPE(e.st_info);
+			s->bind = ELF64_ST_BIND(e.st_info);
+			s->vis = ELF64_ST_VISIBILITY(e.st_other);
 		} else {
 			Elf32_Sym e;
 
-			memcpy(&e, syms + i * entsize, sizeof(e));
+			memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
 			name = e.st_name;
-			info = e.st_info;
-			other = e.st_other;
-			st_shndx = e.st_shndx;
 			s->value = e.st_value;
 			s->size = e.st_size;
+			s->shndx = e.st_shndx;
+			s->type = ELF32_ST_TYPE(e.st_info);
+			s->bind = ELF32_ST_BIND(e.st_info);
+			s->vis = ELF32_ST_VISIBILITY(e.st_other);
 		}
-		if (name >= nstrs)
-			return lp_error(p, symbol_place(place, sizeof(place), im, i),
-					"st_name %u out of range (string table of %llu bytes)",
-					name, (unsigned long long)nstrs);
-		s->name = (const char *)strs + name;
-		s->type = ELF64_ST_TYPE(info);
-		s->bind = ELF64_ST_BIND(info);
-		s->vis = ELF64_ST_VISIBILITY(other);
-		s->shndx = st_shndx;
-		if (st_shndx == SHN_XINDEX) {
-			Elf32_Word x = 0;
-
-			if (xndx)
-				memcpy(&x, xndx + i * sizeof(x), sizeof(x));
-			s->shndx = x;
-		}
-		if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
-			return lp_error(p, symbol_place(place, sizeof(place), im, i),
-					"symbol '%s' has section index %u out of range (%zu sections)",
-					s->name, s->shndx, im->nsecs);
+		if (check_symbol(im, in, i, name) < 0)
+			return -1;
+		/* a live function (funcs.c, entries.c): count them now */
+		im->nfuncs += (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+			      s->shndx != SHN_UNDEF && s->shndx < im->nsecs;
 	}
 	return 0;
+}
+
+static int read_symbols(struct image *im)
+{
+	struct sym_input in;
+	size_t entsize = 0;
+
+	if (find_symtab(im, &entsize) < 0)
+		return -1;
+	if (!im->symtab)
+		return 0;
+	if (load_sym_input(im, entsize, &in) < 0)
+		return -1;
+	/* every field of every entry is set by the decoder */
+	im->syms = xmalloc((in.n ? in.n : 1) * sizeof(*im->syms));
+	im->nsyms = in.n;
+	if (entsize == sizeof(Elf64_Sym))
+		return decode_symbols(ELFCLASS64, im, &in);
+	return decode_symbols(ELFCLASS32, im, &in);
 }
 
 int image_open(struct image *im, const char *path, enum image_kind kind)

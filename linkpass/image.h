@@ -69,6 +69,7 @@ struct image {
 	struct section *strtab;
 	struct symbol *syms;
 	size_t nsyms;
+	size_t nfuncs;		/* defined STT_FUNC/IFUNC symbols, at most */
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);

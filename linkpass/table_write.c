@@ -49,6 +49,21 @@ static void build_symbols(const struct anchors *a, struct elfw_syms *syms,
 			     ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE), SHN_UNDEF);
 }
 
+/* One loop per relocation layout, the layout a constant in each. */
+static inline __attribute__((always_inline)) void
+fill(enum reloc_layout l, struct addr_table *t, const struct site *sites,
+     size_t n, const struct anchors *a, const uint32_t *sym_of)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct symbol *anc = a->by_shndx[sites[i].shndx];
+
+		addr_table_put_l(l, t, i, sym_of[sites[i].shndx],
+				 (int64_t)(sites[i].addr - anc->value));
+	}
+}
+
 /*
  * Entries: anchor + (site - anchor).  Anchors are numbered in
  * a->list order; a section's anchor index is looked up once.
@@ -64,11 +79,19 @@ static void build_entries(const struct image *im, const struct site *sites,
 		for (j = 0; a->by_shndx[i] && j < a->n; j++)
 			if (a->list[j] == a->by_shndx[i])
 				sym_of[i] = (uint32_t)(FIRST_ANCHOR_SYM + j);
-	for (i = 0; i < n; i++) {
-		const struct symbol *anc = a->by_shndx[sites[i].shndx];
-
-		addr_table_put(t, i, sym_of[sites[i].shndx],
-			       (int64_t)(sites[i].addr - anc->value));
+	switch (t->layout) {
+	case RELA64:
+		fill(RELA64, t, sites, n, a, sym_of);
+		break;
+	case REL64:
+		fill(REL64, t, sites, n, a, sym_of);
+		break;
+	case RELA32:
+		fill(RELA32, t, sites, n, a, sym_of);
+		break;
+	case REL32:
+		fill(REL32, t, sites, n, a, sym_of);
+		break;
 	}
 	free(sym_of);
 }
