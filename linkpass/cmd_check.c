@@ -55,6 +55,36 @@ static void order_faults(const struct options *o, const struct table *t,
 	more(o, "unordered", fd->unordered);
 }
 
+/* The table's entries in address order (usually they already are). */
+static uint64_t *sorted_copy(const struct table *t)
+{
+	uint64_t *v = xmalloc((t->n ? t->n : 1) * sizeof(*v));
+	size_t i;
+
+	if (t->n)
+		memcpy(v, t->v, t->n * sizeof(*v));
+	for (i = 1; i < t->n; i++)
+		if (v[i] < v[i - 1])
+			break;
+	if (i < t->n)
+		qsort(v, t->n, sizeof(*v), cmp_u64);
+	return v;
+}
+
+/* The common case: the table is exactly the sites, nothing to list. */
+static bool agree(const struct scan_result *r, const uint64_t *sorted,
+		  size_t n)
+{
+	size_t i;
+
+	if (n != r->nkept)
+		return false;
+	for (i = 0; i < n; i++)
+		if (sorted[i] != r->kept[i].addr)
+			return false;
+	return true;
+}
+
 static void compare(const struct options *o, struct image *im,
 		    const struct scan_result *r, const uint64_t *sorted,
 		    size_t n, struct findings *fd)
@@ -123,6 +153,8 @@ int cmd_check(struct options *o)
 	int ret = EXIT_ERROR;
 	bool ok;
 
+	/* the sites alone first: explaining findings needs more */
+	o->scan.reasons = false;
 	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
 	if (scan_image(&im, &o->scan, &r) < 0)
@@ -135,11 +167,15 @@ int cmd_check(struct options *o)
 		       MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
 		       " symbols, no " MCOUNT_SECTION " section)\n",
 		       o->image);
+	sorted = sorted_copy(&t);
+	if (!agree(&r, sorted, t.n)) {
+		/* findings to explain: scan again with the drop reasons */
+		scan_result_free(&r);
+		o->scan.reasons = true;
+		if (scan_image(&im, &o->scan, &r) < 0)
+			goto out_free_sorted;
+	}
 	order_faults(o, &t, &fd);
-	sorted = xmalloc((t.n ? t.n : 1) * sizeof(*sorted));
-	if (t.n)
-		memcpy(sorted, t.v, t.n * sizeof(*sorted));
-	qsort(sorted, t.n, sizeof(*sorted), cmp_u64);
 	compare(o, &im, &r, sorted, t.n, &fd);
 
 	ok = t.found && !fd.missing && !fd.stale && !fd.dups &&
@@ -153,6 +189,7 @@ int cmd_check(struct options *o)
 		       o->image, t.found ? t.how : "absent", t.n, r.nkept,
 		       fd.missing, fd.stale, fd.dups, fd.unordered);
 	ret = ok ? EXIT_OK : EXIT_DIFF;
+out_free_sorted:
 	free(sorted);
 	table_free(&t);
 out_free_scan:

@@ -87,8 +87,6 @@ int elfw_rewrite(struct elfw *w, struct image *im)
 		return lp_error(im->path, "stat", "%s", strerror(errno));
 	if (out_open(&w->of, im->path) < 0)
 		return -1;
-	/* one run per object, like the compiler, which does not fsync */
-	w->of.no_sync = true;
 	fchmod(w->of.fd, st.st_mode & 07777);
 	if (copy_file(im->fd, w->of.fd, im->path) < 0)
 		goto out_abort;

@@ -22,7 +22,7 @@
 #include "util.h"
 
 static const char usage_text[] =
-"usage: linkpass scan  IMAGE -o TABLE.o [--stats] [--format=elf|asm] [--anchor=SYM|auto] [filter options]\n"
+"usage: linkpass scan  IMAGE -o TABLE.o [--stats] [--format=elf|asm] [--anchor=SYM|auto] [--fsync] [filter options]\n"
 "       linkpass check IMAGE [--start-sym=S --stop-sym=S] [--allow-unsorted] [--max-list=N] [filter options]\n"
 "       linkpass dump  IMAGE [--start-sym=S --stop-sym=S]\n"
 "       linkpass sites IMAGE [--dropped] [filter options]\n"
@@ -39,7 +39,7 @@ static const char usage_text[] =
 /* Groups of options; each command takes some of them. */
 enum {
 	OPTS_FILTER = 1 << 0,	/* --mcount-sym, --*sections, -j */
-	OPTS_OUTPUT = 1 << 1,	/* -o, --format */
+	OPTS_OUTPUT = 1 << 1,	/* -o, --format, --fsync */
 	OPTS_ANCHOR = 1 << 2,
 	OPTS_STATS = 1 << 3,
 	OPTS_BOUNDS = 1 << 4,	/* --start-sym, --stop-sym */
@@ -83,6 +83,7 @@ enum {
 	OPT_ALLOW_UNSORTED,
 	OPT_MAX_LIST,
 	OPT_DROPPED,
+	OPT_FSYNC,
 };
 
 static const struct option long_opts[] = {
@@ -101,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "allow-unsorted", no_argument, NULL, OPT_ALLOW_UNSORTED },
 	{ "max-list", required_argument, NULL, OPT_MAX_LIST },
 	{ "dropped", no_argument, NULL, OPT_DROPPED },
+	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -111,7 +113,7 @@ static unsigned int group_of(int c)
 	case 'j': case OPT_MCOUNT_SYM: case OPT_SECTIONS:
 	case OPT_TRACE_SECTION: case OPT_NO_TRACE_SECTION:
 		return OPTS_FILTER;
-	case 'o': case OPT_FORMAT:
+	case 'o': case OPT_FORMAT: case OPT_FSYNC:
 		return OPTS_OUTPUT;
 	case OPT_ANCHOR:
 		return OPTS_ANCHOR;
@@ -229,6 +231,9 @@ static enum parsed apply_option(const struct command *cmd, int c,
 		break;
 	case OPT_DROPPED:
 		o->show_dropped = true;
+		break;
+	case OPT_FSYNC:
+		out_fsync = true;
 		break;
 	}
 	return PARSE_RUN;
