@@ -78,9 +78,11 @@ build/fuzz/lp/%.o: linkpass/%.c $(LP_HDRS)
 		-std=gnu11 -D_GNU_SOURCE -Iinclude -c $< -o $@
 
 # (a static pattern rule, so make keeps the objects between builds)
-$(FUZZ_BINS): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LP_OBJS) $(LP_HDRS)
+$(FUZZ_BINS): build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.c \
+		fuzz/fuzz_common.h $(FUZZ_LP_OBJS) $(LP_HDRS)
 	$(SAN_CC) $(SAN_FLAGS) -fsanitize=fuzzer $(SAN_DEFS) $(WFLAGS) \
-		-std=gnu11 -D_GNU_SOURCE -Iinclude -Ilinkpass $< $(FUZZ_LP_OBJS) \
+		-std=gnu11 -D_GNU_SOURCE -Iinclude -Ilinkpass $< \
+		fuzz/fuzz_common.c $(FUZZ_LP_OBJS) \
 		-o $@ -lelf -lz -lpthread
 
 fuzz-build: $(FUZZ_BINS)
