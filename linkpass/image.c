@@ -444,6 +444,7 @@ decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 		/* a live function (funcs.c, entries.c): count them now */
 		im->nfuncs += (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
 			      s->shndx != SHN_UNDEF && s->shndx < im->nsecs;
+		im->nlocal_funcs += s->type == STT_FUNC && s->bind == STB_LOCAL;
 	}
 	return 0;
 }

@@ -636,7 +636,9 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		    (prev && prev->shndx == s->shndx && prev->addr == s->addr))
 			continue;
 		v = s->entry_style ? at_entry(im, &e, s) : FAST_UNSURE;
-		if (v == FAST_UNSURE) {
+		/* without local symbols a drop needs its reason (see
+		 * check_local_symbols) */
+		if (v == FAST_UNSURE || (v == FAST_DROP && !im->nlocal_funcs)) {
 			entries_free(&e);
 			free(kept);
 			return -1;
@@ -671,6 +673,25 @@ static void filter(struct image *im, const struct scan_opts *o,
 		sort_sites(r->kept, r->nkept, im->nsecs, true);
 		sort_sites(r->dropped, r->ndropped, im->nsecs, true);
 	}
+}
+
+/*
+ * Never drop live sites silently: with local symbols discarded, every
+ * static function looks like code no function covers.  A linked image
+ * with no local function symbol, and calls in traced sections that no
+ * function symbol covers, is refused.
+ */
+static int check_local_symbols(const struct image *im,
+			       const struct scan_result *r)
+{
+	size_t n = r->stats.verdicts[DROP_NO_FUNC] +
+		   r->stats.verdicts[DROP_DEAD_BODY];
+
+	if (im->ehdr.e_type == ET_REL || im->nlocal_funcs || !n)
+		return 0;
+	return lp_error(im->path, im->symtab->name,
+			"no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu call site%s in traced sections lie%s in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
+			n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 }
 
 /* Run the workers over the chunks, on threads where there are several. */
@@ -777,6 +798,8 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	cand = gather(w, nw, &r->stats, &ncand);
 	filter(im, o, cand, ncand, r);
 	r->stats.ns_filter = now_ns() - t0;
+	if (check_local_symbols(im, r) < 0)
+		goto out_free;
 	ret = 0;
 
 out_free:
