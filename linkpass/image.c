@@ -160,87 +160,107 @@ static int check_overlaps(struct image *im)
 	return ret;
 }
 
-static int read_sections(struct image *im)
+/* libelf counts 0 sections when their table does not fit: check it. */
+static int count_sections(struct image *im)
 {
 	const char *p = im->path;
-	size_t shstrndx, entsize, i;
-	char place[64];
-	GElf_Shdr sh;
+	size_t entsize = im->ehdr.e_shentsize;
 
 	if (elf_getshdrnum(im->elf, &im->nsecs) < 0)
 		return lp_elf_error(p, "section headers", "cannot count");
-	/* libelf counts 0 sections when their table does not fit */
-	entsize = im->ehdr.e_shentsize;
-	if (!im->nsecs || im->ehdr.e_shoff > im->file_size ||
-	    im->nsecs > (im->file_size - im->ehdr.e_shoff) / entsize) {
-		if (!im->ehdr.e_shnum)
-			return lp_error(p, "section header table",
-					"the extended section count at offset 0x%llx does not fit in the file (0x%llx bytes)",
-					(unsigned long long)im->ehdr.e_shoff,
-					(unsigned long long)im->file_size);
+	if (im->nsecs && im->ehdr.e_shoff <= im->file_size &&
+	    im->nsecs <= (im->file_size - im->ehdr.e_shoff) / entsize)
+		return 0;
+	if (!im->ehdr.e_shnum)
 		return lp_error(p, "section header table",
-				"%u entries at offset 0x%llx do not fit in the file (0x%llx bytes)",
-				im->ehdr.e_shnum,
+				"the extended section count at offset 0x%llx does not fit in the file (0x%llx bytes)",
 				(unsigned long long)im->ehdr.e_shoff,
 				(unsigned long long)im->file_size);
-	}
-	if (elf_getshdrstrndx(im->elf, &shstrndx) < 0)
+	return lp_error(p, "section header table",
+			"%u entries at offset 0x%llx do not fit in the file (0x%llx bytes)",
+			im->ehdr.e_shnum, (unsigned long long)im->ehdr.e_shoff,
+			(unsigned long long)im->file_size);
+}
+
+/* The section name table: in range, a string table, inside the file. */
+static int find_name_table(struct image *im, size_t *shstrndx)
+{
+	const char *p = im->path;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(im->elf, shstrndx) < 0)
 		return lp_elf_error(p, "section headers",
 				    "cannot find the section name table");
-	if (shstrndx == SHN_UNDEF || shstrndx >= im->nsecs)
+	if (*shstrndx == SHN_UNDEF || *shstrndx >= im->nsecs)
 		return lp_error(p, "ELF header",
 				"e_shstrndx %zu out of range (%zu sections)",
-				shstrndx, im->nsecs);
-	if (!gelf_getshdr(elf_getscn(im->elf, shstrndx), &sh))
+				*shstrndx, im->nsecs);
+	if (!gelf_getshdr(elf_getscn(im->elf, *shstrndx), &sh))
 		return lp_elf_error(p, "section name table", "cannot read");
 	if (sh.sh_type != SHT_STRTAB)
 		return lp_error(p, "ELF header",
 				"e_shstrndx %zu names a section of type %u, not a string table",
-				shstrndx, sh.sh_type);
+				*shstrndx, sh.sh_type);
 	/* checked here, or every name would be reported out of range */
 	if (sh.sh_offset > im->file_size ||
 	    sh.sh_size > im->file_size - sh.sh_offset)
 		return lp_error(p, "section name table",
 				"section %zu (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
-				shstrndx, (unsigned long long)sh.sh_offset,
+				*shstrndx, (unsigned long long)sh.sh_offset,
 				(unsigned long long)sh.sh_size,
 				(unsigned long long)im->file_size);
-	im->secs = xcalloc(im->nsecs, sizeof(*im->secs));
-	for (i = 0; i < im->nsecs; i++) {
-		struct section *s = &im->secs[i];
+	return 0;
+}
 
-		snprintf(place, sizeof(place), "section header %zu", i);
-		s->idx = i;
-		s->scn = elf_getscn(im->elf, i);
-		if (!s->scn || !gelf_getshdr(s->scn, &s->sh))
-			return lp_elf_error(p, place, "cannot read");
-		if (i == 0) {
-			s->name = "";
-			continue;
-		}
-		s->name = elf_strptr(im->elf, shstrndx, s->sh.sh_name);
-		if (!s->name)
-			return lp_error(p, place, "sh_name %u out of range",
-					s->sh.sh_name);
-		if (!s->name[0]) {
-			/* linkers name every section; keep messages readable */
-			snprintf(s->unnamed, sizeof(s->unnamed),
-				 "[section %zu]", i);
-			s->name = s->unnamed;
-		}
-		/* types between the generic ones and SHT_LOOS are reserved */
-		if (s->sh.sh_type >= SHT_NUM && s->sh.sh_type < SHT_LOOS)
-			return lp_error(p, s->name, "sh_type 0x%x is reserved",
-					s->sh.sh_type);
-		if (s->sh.sh_type != SHT_NOBITS &&
-		    (s->sh.sh_offset > im->file_size ||
-		     s->sh.sh_size > im->file_size - s->sh.sh_offset))
-			return lp_error(p, s->name,
-					"section (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
-					(unsigned long long)s->sh.sh_offset,
-					(unsigned long long)s->sh.sh_size,
-					(unsigned long long)im->file_size);
+/* Section @i: its header, its name, its type and extent checked. */
+static int read_section(struct image *im, size_t i, size_t shstrndx)
+{
+	struct section *s = &im->secs[i];
+	const char *p = im->path;
+	char place[64];
+
+	snprintf(place, sizeof(place), "section header %zu", i);
+	s->idx = i;
+	s->scn = elf_getscn(im->elf, i);
+	if (!s->scn || !gelf_getshdr(s->scn, &s->sh))
+		return lp_elf_error(p, place, "cannot read");
+	if (i == 0) {
+		s->name = "";
+		return 0;
 	}
+	s->name = elf_strptr(im->elf, shstrndx, s->sh.sh_name);
+	if (!s->name)
+		return lp_error(p, place, "sh_name %u out of range", s->sh.sh_name);
+	if (!s->name[0]) {
+		/* linkers name every section; keep messages readable */
+		snprintf(s->unnamed, sizeof(s->unnamed), "[section %zu]", i);
+		s->name = s->unnamed;
+	}
+	/* types between the generic ones and SHT_LOOS are reserved */
+	if (s->sh.sh_type >= SHT_NUM && s->sh.sh_type < SHT_LOOS)
+		return lp_error(p, s->name, "sh_type 0x%x is reserved",
+				s->sh.sh_type);
+	if (s->sh.sh_type != SHT_NOBITS &&
+	    (s->sh.sh_offset > im->file_size ||
+	     s->sh.sh_size > im->file_size - s->sh.sh_offset))
+		return lp_error(p, s->name,
+				"section (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
+				(unsigned long long)s->sh.sh_offset,
+				(unsigned long long)s->sh.sh_size,
+				(unsigned long long)im->file_size);
+	return 0;
+}
+
+static int read_sections(struct image *im)
+{
+	size_t shstrndx, i;
+
+	if (count_sections(im) < 0 || find_name_table(im, &shstrndx) < 0)
+		return -1;
+	im->secs = xcalloc(im->nsecs, sizeof(*im->secs));
+	for (i = 0; i < im->nsecs; i++)
+		if (read_section(im, i, shstrndx) < 0)
+			return -1;
 	return check_overlaps(im);
 }
 
