@@ -10,6 +10,7 @@
 
 int cmd_dump(struct options *o)
 {
+	struct describe_cursor cur = DESCRIBE_CURSOR_INIT;
 	struct funcs f = { 0 };
 	struct table t;
 	struct image im;
@@ -29,7 +30,7 @@ int cmd_dump(struct options *o)
 	}
 	funcs_build(&im, &f);
 	for (i = 0; i < t.n; i++)
-		describe_print_entry(&im, &f, t.v[i]);
+		describe_print_entry(&im, &f, t.v[i], &cur);
 	ret = EXIT_OK;
 	funcs_free(&f);
 out_free_table:

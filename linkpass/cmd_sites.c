@@ -8,6 +8,7 @@
 
 int cmd_sites(struct options *o)
 {
+	struct describe_cursor cur = DESCRIBE_CURSOR_INIT;
 	struct scan_result r;
 	struct image im;
 	int ret = EXIT_ERROR;
@@ -18,7 +19,7 @@ int cmd_sites(struct options *o)
 	if (scan_image(&im, &o->scan, &r) < 0)
 		goto out_close;
 	for (i = 0; i < r.nkept; i++)
-		describe_print_entry(&im, &r.funcs, r.kept[i].addr);
+		describe_print_entry(&im, &r.funcs, r.kept[i].addr, &cur);
 	if (o->show_dropped) {
 		for (i = 0; i < r.ndropped; i++) {
 			char buf[512];
