@@ -128,7 +128,13 @@ int anchors_choose(struct image *im, const char *forced,
 	for (i = 1; i < im->nsyms; i++) {
 		s = &im->syms[i];
 		/* most symbols are in no section with sites: test that first */
-		if (s->shndx >= im->nsecs || !used[s->shndx] || !eligible(im, s))
+		if (s->shndx >= im->nsecs || !used[s->shndx])
+			continue;
+		/* above the best so far: never better (one compare) */
+		if (a->by_shndx[s->shndx] &&
+		    s->value > a->by_shndx[s->shndx]->value)
+			continue;
+		if (!eligible(im, s))
 			continue;
 		if (better(s, a->by_shndx[s->shndx]))
 			a->by_shndx[s->shndx] = s;

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mcount-table.h"
@@ -266,46 +268,80 @@ static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 	}
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n, const char *path)
+/* Write @iov[0..@n) whole, resuming after short writes. */
+static int write_iov(int fd, struct iovec *iov, int n, const char *path)
 {
-	while (n) {
-		ssize_t wr = write(fd, p, n);
+	while (n > 0) {
+		ssize_t wr = writev(fd, iov, n > IOV_MAX ? IOV_MAX : n);
 
 		if (wr < 0 && errno == EINTR)
 			continue;
 		if (wr < 0)
 			return lp_error(path, "write", "%s", strerror(errno));
-		p += wr;
-		n -= (size_t)wr;
+		while (n > 0 && (size_t)wr >= iov->iov_len) {
+			wr -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + wr;
+			iov->iov_len -= (size_t)wr;
+		}
 	}
 	return 0;
 }
 
-/* A new object: the name table last, laid out, written in one go. */
+/*
+ * A new object: the name table last, laid out, then written with one
+ * writev() straight from the sections' own buffers (no staging copy):
+ * the header, each section after its alignment padding, the section
+ * headers.
+ */
 static int commit_new(struct elfw *w)
 {
+	static const uint8_t zeros[64];
 	GElf_Shdr sh = { .sh_type = SHT_STRTAB };
+	size_t ehsize = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	size_t shentsize = is64(w) ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint64_t shoff, size;
-	uint8_t *out;
+	uint64_t shoff, at;
+	struct iovec *iov;
+	uint8_t *head, *shdrs;
 	size_t i;
-	int ret;
+	int n = 0, ret = 0;
 
 	elfw_add_section(w, ".shstrtab", &sh, NULL, 0, 1);
 	w->secs[w->nsecs - 1].buf = w->shstrtab.p;
 	w->secs[w->nsecs - 1].sh.sh_size = w->shstrtab.len;
-	size = layout(w, &shoff);
-	out = xcalloc(1, size);
-	put_ehdr(w, out, shoff);
+	layout(w, &shoff);
+	head = xcalloc(1, ehsize);
+	shdrs = xcalloc(w->nsecs, shentsize);
+	iov = xcalloc(2 * w->nsecs + 2, sizeof(*iov));
+	put_ehdr(w, head, shoff);
+	iov[n++] = (struct iovec){ head, ehsize };
+	at = ehsize;
 	for (i = 0; i < w->nsecs; i++) {
 		const GElf_Shdr *s = &w->secs[i].sh;
 
-		if (i && s->sh_size && w->secs[i].buf)
-			memcpy(out + s->sh_offset, w->secs[i].buf, s->sh_size);
-		put_shdr(w, out + shoff + i * shentsize, s);
+		put_shdr(w, shdrs + i * shentsize, s);
+		if (!i || !s->sh_size)
+			continue;
+		/* padding: alignments of a new object are at most 8 */
+		if (s->sh_offset - at > sizeof(zeros))
+			ret = lp_error(w->path, "layout", "alignment %llu too large",
+				       (unsigned long long)s->sh_addralign);
+		else if (s->sh_offset > at)
+			iov[n++] = (struct iovec){ (void *)zeros, s->sh_offset - at };
+		iov[n++] = (struct iovec){ (void *)w->secs[i].buf, s->sh_size };
+		at = s->sh_offset + s->sh_size;
 	}
-	ret = write_all(w->of.fd, out, size, w->path);
-	free(out);
+	if (shoff > at)
+		iov[n++] = (struct iovec){ (void *)zeros, shoff - at };
+	iov[n++] = (struct iovec){ shdrs, w->nsecs * shentsize };
+	if (!ret)
+		ret = write_iov(w->of.fd, iov, n, w->path);
+	free(iov);
+	free(shdrs);
+	free(head);
 	return ret;
 }
 
