@@ -40,12 +40,16 @@ static void insert(struct entry_set *e, uint32_t shndx, uint64_t addr,
 void entries_build(const struct image *im, struct entry_set *e)
 {
 	size_t i, cap = 16;
+	unsigned int bits = 4;
 
 	/* at most half full: probes stay short */
-	while (cap < 2 * im->nfuncs)
+	while (cap < 2 * im->nfuncs) {
 		cap *= 2;
+		bits++;
+	}
 	e->slots = xcalloc(cap, sizeof(*e->slots));
 	e->mask = cap - 1;
+	e->shift = 64 - bits;
 	for (i = 1; i < im->nsyms; i++) {
 		const struct symbol *s = &im->syms[i];
 

@@ -20,6 +20,7 @@ struct entry {
 struct entry_set {
 	struct entry *slots;
 	size_t mask;		/* slot count - 1, a power of two minus one */
+	unsigned int shift;	/* 64 - log2(slot count) */
 };
 
 void entries_build(const struct image *im, struct entry_set *e);
@@ -30,7 +31,13 @@ static inline size_t entries_hash(const struct entry_set *e, uint32_t shndx,
 {
 	uint64_t h = (addr ^ ((uint64_t)shndx << 48)) * 0x9e3779b97f4a7c15ull;
 
-	return (size_t)(h >> 32) & e->mask;
+	/*
+	 * Fibonacci hashing: the top bits of the product.  Function
+	 * addresses come in steps of 16 or 64; middle bits of the product
+	 * made long probe chains on the 1,000,000-function scale image
+	 * (30 probes an insert, callgrind).
+	 */
+	return (size_t)(h >> e->shift);
 }
 
 /* The entry at (@shndx, @addr), or NULL. */
