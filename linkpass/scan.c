@@ -663,7 +663,12 @@ static void filter(struct image *im, const struct scan_opts *o,
 	uint8_t *traced = traced_sections(im, o);
 
 	sort_sites(cand, n, im->nsecs, false);
-	if (o->reasons || filter_fast(im, traced, cand, n, r) < 0) {
+	/*
+	 * Without local function symbols every drop needs its reason
+	 * (check_local_symbols), so the entry set would be built in vain.
+	 */
+	if (o->reasons || !im->nlocal_funcs ||
+	    filter_fast(im, traced, cand, n, r) < 0) {
 		if (!r->funcs.v)
 			funcs_build(im, &r->funcs);
 		filter_explained(im, traced, cand, n, r);
