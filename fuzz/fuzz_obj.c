@@ -16,7 +16,6 @@
  *   - no temp file is ever left behind.
  * A breach calls abort(), which libFuzzer reports like a crash.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -27,57 +26,18 @@
 
 #include "commands.h"
 #include "image.h"
-#include "table_write.h"
+#include "fuzz_common.h"
+#include "mcount-table.h"
 #include "util.h"
 
-static char dir[PATH_MAX] = "/dev/shm/linkpass-fuzz-obj-XXXXXX";
 static char path[PATH_MAX + 8];
-
-static void fail(const char *what, const char *detail)
-{
-	dprintf(2, "fuzz_obj: contract broken: %s\n%s\n", what,
-		detail ? detail : "");
-	abort();
-}
-
-/* Files in dir other than the input itself. */
-static int stray_files(void)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		fail("cannot list the work directory", dir);
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    strcmp(de->d_name, "in.o"))
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *env = getenv("LINKPASS_FUZZ_OUT");
-
 	(void)argc;
 	(void)argv;
-	if (env && strlen(env) < sizeof(dir))
-		strcpy(dir, env);
-	else if (mkdtemp(dir))
-		atexit(cleanup);
-	else
-		exit(1);
-	snprintf(path, sizeof(path), "%s/in.o", dir);
-	if (!freopen("/dev/null", "w", stdout))
-		exit(1);
+	fuzz_setup("fuzz_obj", "in.o");
+	snprintf(path, sizeof(path), "%s/in.o", fuzz_dir);
 	return 0;
 }
 
@@ -86,7 +46,7 @@ static void put_file(const uint8_t *data, size_t size)
 	FILE *f = fopen(path, "wb");
 
 	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f))
-		fail("cannot write the input", path);
+		fuzz_fail("cannot write the input", path);
 }
 
 static uint8_t *get_file(size_t *size)
@@ -97,10 +57,10 @@ static uint8_t *get_file(size_t *size)
 
 	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
 	    fseek(f, 0, SEEK_SET))
-		fail("cannot read the result", path);
+		fuzz_fail("cannot read the result", path);
 	buf = malloc((size_t)n + 1);
 	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		fail("cannot read the result", path);
+		fuzz_fail("cannot read the result", path);
 	fclose(f);
 	*size = (size_t)n;
 	return buf;
@@ -110,10 +70,8 @@ static uint8_t *get_file(size_t *size)
 static int run_obj(char **err)
 {
 	char *files[] = { path };
-	char prefix[PATH_MAX + 16];
-	size_t len = 0;
 	struct options o;
-	FILE *saved = stderr, *cap;
+	size_t len;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
@@ -121,31 +79,17 @@ static int run_obj(char **err)
 	o.files = files;
 	o.nfiles = 1;
 	scan_opts_init(&o.scan);
-	cap = open_memstream(err, &len);
-	if (!cap)
-		fail("open_memstream", NULL);
-	stderr = cap;
-	ret = cmd_obj(&o, 1, files);
-	stderr = saved;
-	fclose(cap);
+	ret = fuzz_run("obj: error is not one 'file: place: cause' line",
+		       cmd_obj, &o, path, err, &len);
 	scan_opts_free(&o.scan);
-
-	snprintf(prefix, sizeof(prefix), "linkpass: %s: ", path);
-	if (ret == EXIT_ERROR) {
-		char *nl = strchr(*err, '\n');
-
-		if (!nl || nl[1] || strncmp(*err, prefix, strlen(prefix)) ||
-		    !strstr(*err + strlen(prefix), ": "))
-			fail("obj: error is not one 'file: place: cause' line",
-			     *err);
-	} else if (ret == EXIT_OK) {
-		if (len && !strstr(*err, ": " TABLE_SECTION ": already present"))
-			fail("obj: success printed something", *err);
-	} else {
-		fail("obj: unexpected exit status", *err);
+	if (ret == EXIT_OK) {
+		if (len && !strstr(*err, ": " MCOUNT_SECTION ": already present"))
+			fuzz_fail("obj: success printed something", *err);
+	} else if (ret != EXIT_ERROR) {
+		fuzz_fail("obj: unexpected exit status", *err);
 	}
-	if (stray_files())
-		fail("obj left a temp file behind", *err);
+	if (fuzz_stray_files("in.o"))
+		fuzz_fail("obj left a temp file behind", *err);
 	return ret;
 }
 
@@ -160,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (run_obj(&err) == EXIT_ERROR) {
 		once = get_file(&n1);
 		if (n1 != size || (size && memcmp(once, data, size)))
-			fail("obj failed but changed the file", err);
+			fuzz_fail("obj failed but changed the file", err);
 		free(once);
 		free(err);
 		return 0;
@@ -171,16 +115,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n1 != size || (size && memcmp(once, data, size))) {
 		/* rewritten: it must be an object with its table */
 		if (image_open(&im, path, IMAGE_OBJECT) < 0)
-			fail("obj wrote an object that does not open", NULL);
-		if (!image_find_section(&im, TABLE_SECTION))
-			fail("obj rewrote the object without a table", NULL);
+			fuzz_fail("obj wrote an object that does not open", NULL);
+		if (!image_find_section(&im, MCOUNT_SECTION))
+			fuzz_fail("obj rewrote the object without a table", NULL);
 		image_close(&im);
 	}
 	if (run_obj(&err) != EXIT_OK)
-		fail("a second obj run on its own output failed", err);
+		fuzz_fail("a second obj run on its own output failed", err);
 	twice = get_file(&n2);
 	if (n2 != n1 || memcmp(once, twice, n1))
-		fail("a second obj run changed the object", err);
+		fuzz_fail("a second obj run changed the object", err);
 	free(once);
 	free(twice);
 	free(err);

@@ -9,8 +9,9 @@
 
 /* Tried in order when a section has no global symbol of its own. */
 static const char *const fallback_anchors[] = {
-	"_text", "_stext", "__executable_start", "_start", "main", NULL,
+	"_text", "_stext", "__executable_start", "_start", "main",
 };
+#define NFALLBACK (sizeof(fallback_anchors) / sizeof(fallback_anchors[0]))
 
 /*
  * A symbol another object can refer to and get this very address:
@@ -19,7 +20,7 @@ static const char *const fallback_anchors[] = {
  * IFUNC (a reference would resolve to the chosen implementation), and
  * not a __start_/__stop_ symbol (those may follow our own table).
  */
-static bool eligible(const struct image *im, const struct symbol *s)
+static inline bool eligible(const struct image *im, const struct symbol *s)
 {
 	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
 		return false;
@@ -59,18 +60,30 @@ static bool better(const struct symbol *a, const struct symbol *b)
  */
 static const struct symbol *image_anchor(struct image *im)
 {
-	const struct symbol *s;
-	size_t i;
+	const struct symbol *found[NFALLBACK] = { NULL }, *first = NULL;
+	size_t i, j;
 
-	for (i = 0; fallback_anchors[i]; i++) {
-		s = image_find_symbol(im, fallback_anchors[i]);
-		if (s && eligible(im, s))
-			return s;
+	/*
+	 * One pass: for each well-known name its first defined symbol (as
+	 * image_find_symbol() would find it), and the first eligible one.
+	 */
+	for (i = 1; i < im->nsyms; i++) {
+		const struct symbol *s = &im->syms[i];
+
+		if (s->shndx == SHN_UNDEF)
+			continue;
+		if (!first && eligible(im, s))
+			first = s;
+		if (s->name[0] != '_' && s->name[0] != 'm')
+			continue;
+		for (j = 0; j < NFALLBACK; j++)
+			if (!found[j] && !strcmp(s->name, fallback_anchors[j]))
+				found[j] = s;
 	}
-	for (i = 1; i < im->nsyms; i++)
-		if (eligible(im, &im->syms[i]))
-			return &im->syms[i];
-	return NULL;
+	for (j = 0; j < NFALLBACK; j++)
+		if (found[j] && eligible(im, found[j]))
+			return found[j];
+	return first;
 }
 
 static void add_distinct(struct anchors *a, const struct symbol *s)
@@ -96,12 +109,16 @@ int anchors_choose(struct image *im, const char *forced,
 
 	if (forced && strcmp(forced, "auto")) {
 		s = image_find_symbol(im, forced);
-		if (!s)
-			return lp_error(im->path, forced,
-					"anchor symbol is not defined in the image; choose another with --anchor");
-		if (!eligible(im, s))
-			return lp_error(im->path, forced,
-					"anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor");
+		if (!s) {
+			lp_error(im->path, forced,
+				 "anchor symbol is not defined in the image; choose another with --anchor");
+			goto out_free_anchors;
+		}
+		if (!eligible(im, s)) {
+			lp_error(im->path, forced,
+				 "anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor");
+			goto out_free_anchors;
+		}
 		for (i = 0; i < im->nsecs; i++)
 			a->by_shndx[i] = s;
 		if (nsites)
@@ -114,9 +131,16 @@ int anchors_choose(struct image *im, const char *forced,
 		used[sites[i].shndx] = true;
 	for (i = 1; i < im->nsyms; i++) {
 		s = &im->syms[i];
+		/* most symbols are in no section with sites: test that first */
+		if (s->shndx >= im->nsecs || !used[s->shndx])
+			continue;
+		/* above the best so far: never better (one compare) */
+		if (a->by_shndx[s->shndx] &&
+		    s->value > a->by_shndx[s->shndx]->value)
+			continue;
 		if (!eligible(im, s))
 			continue;
-		if (used[s->shndx] && better(s, a->by_shndx[s->shndx]))
+		if (better(s, a->by_shndx[s->shndx]))
 			a->by_shndx[s->shndx] = s;
 	}
 	for (i = 0; i < im->nsecs; i++) {
@@ -128,13 +152,18 @@ int anchors_choose(struct image *im, const char *forced,
 			a->by_shndx[i] = fallback;
 		if (!a->by_shndx[i]) {
 			free(used);
-			return lp_error(im->path, im->secs[i].name,
-					"no global symbol to anchor the table entries to; name one with --anchor");
+			lp_error(im->path, im->secs[i].name,
+				 "no global symbol to anchor the table entries to; name one with --anchor");
+			goto out_free_anchors;
 		}
 		add_distinct(a, a->by_shndx[i]);
 	}
 	free(used);
 	return 0;
+
+out_free_anchors:
+	anchors_free(a);
+	return -1;
 }
 
 void anchors_free(struct anchors *a)

@@ -11,7 +11,7 @@
 #define LINKPASS_ANCHOR_H
 
 #include "image.h"
-#include "sites.h"
+#include "scan.h"
 
 struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */

@@ -11,15 +11,11 @@
 #include <string.h>
 
 #include "arch.h"
+#include "x86-insn.h"
 
-#define OP_CALL		0xe8
-#define OP_ADDR32	0x67
-#define OP_GRP5		0xff
-#define MODRM_CALL_RIP	0x15	/* ff /2 with RIP-relative disp32 */
-
-static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-static const uint8_t endbr32[] = { 0xf3, 0x0f, 0x1e, 0xfb };
+static const uint8_t endbr64[] = X86_ENDBR64_BYTES;
+static const uint8_t endbr32[] = X86_ENDBR32_BYTES;
+static const uint8_t nop5[] = X86_NOP5_BYTES;
 
 static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 				     uint64_t off, uint32_t type,
@@ -46,13 +42,13 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	case R_X86_64_GOTPCRELX:
 	case R_X86_64_GOTPCREL:
 		/* possibly a GOT call, relaxed or not */
-		if (off >= 2 && code[off - 1] == OP_CALL &&
-		    code[off - 2] == OP_ADDR32) {
+		if (off >= 2 && code[off - 1] == X86_OP_CALL &&
+		    code[off - 2] == X86_OP_ADDR32) {
 			*start = off - 2;
 			return CALL_ADDR32;
 		}
 		if (type != R_X86_64_PC32 && off >= 2 &&
-		    code[off - 2] == OP_GRP5 && code[off - 1] == MODRM_CALL_RIP) {
+		    code[off - 2] == X86_OP_GRP5 && code[off - 1] == X86_MODRM_CALL_RIP) {
 			*start = off - 2;
 			return CALL_GOT;
 		}
@@ -60,7 +56,7 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	default:
 		return CALL_NONE;
 	}
-	if (code[off - 1] != OP_CALL)
+	if (code[off - 1] != X86_OP_CALL)
 		return CALL_NONE;
 	*start = off - 1;
 	return CALL_REL32;
@@ -74,7 +70,7 @@ static enum call_form i386_call_at(const uint8_t *code, uint64_t size,
 		return CALL_NONE;
 	if (type != R_386_PC32 && type != R_386_PLT32)
 		return CALL_NONE;
-	if (code[off - 1] != OP_CALL)
+	if (code[off - 1] != X86_OP_CALL)
 		return CALL_NONE;
 	*start = off - 1;
 	return CALL_REL32;
@@ -85,10 +81,10 @@ static unsigned int x86_call_len(enum call_form f)
 	switch (f) {
 	case CALL_REL32:
 	case CALL_NOPPED:
-		return 5;
+		return X86_CALL_LEN;
 	case CALL_ADDR32:
 	case CALL_GOT:
-		return 6;
+		return X86_CALL_ADDR32_LEN;
 	default:
 		return 0;
 	}
@@ -96,8 +92,10 @@ static unsigned int x86_call_len(enum call_form f)
 
 static unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
 {
-	if (avail >= 4 && (!memcmp(p, endbr64, 4) || !memcmp(p, endbr32, 4)))
-		return 4;
+	if (avail >= X86_ENDBR_LEN &&
+	    (!memcmp(p, endbr64, X86_ENDBR_LEN) ||
+	     !memcmp(p, endbr32, X86_ENDBR_LEN)))
+		return X86_ENDBR_LEN;
 	return 0;
 }
 
@@ -111,11 +109,11 @@ static unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
 {
 	unsigned int n = 0, modrm, mod, rm, len;
 
-	if (avail && (p[0] == 0xcc || p[0] == 0x90 || p[0] == 0x00))
+	if (avail && (p[0] == X86_OP_INT3 || p[0] == X86_OP_NOP1 || p[0] == 0x00))
 		return 1;
 	while (n < avail && n < 14 && (p[n] == 0x66 || p[n] == 0x2e))
 		n++;
-	if (n < avail && p[n] == 0x90 && n > 0)
+	if (n < avail && p[n] == X86_OP_NOP1 && n > 0)
 		return n + 1;
 	if (n + 3 > avail || p[n] != 0x0f || p[n + 1] != 0x1f)
 		return 0;
@@ -164,9 +162,9 @@ static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	unsigned int n = 0;
 	int32_t rel;
 
-	if (avail >= 1 && p[0] == OP_ADDR32)
+	if (avail >= 1 && p[0] == X86_OP_ADDR32)
 		n = 1;
-	if (avail < n + 5 || p[n] != OP_CALL)
+	if (avail < n + 5 || p[n] != X86_OP_CALL)
 		return 0;
 	memcpy(&rel, p + n + 1, sizeof(rel));
 	*target = addr + n + 5 + (uint64_t)(int64_t)rel;

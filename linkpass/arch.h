@@ -22,6 +22,9 @@ enum call_form {
 			 * NOP, leaving an R_*_NONE relocation (objtool) */
 };
 
+/* The longest entry prefix of any architecture (endbr64: 4 bytes). */
+#define ARCH_ENTRY_PREFIX_MAX 4
+
 struct arch {
 	const char *name;
 	uint16_t machine;	/* EM_* */
@@ -44,7 +47,8 @@ struct arch {
 	unsigned int (*call_len)(enum call_form f);
 	/*
 	 * Bytes that may precede the mcount call at a function's entry
-	 * (endbr64/endbr32).  Returns their length at @p, or 0.
+	 * (endbr64/endbr32).  Returns their length at @p, or 0; never more
+	 * than ARCH_ENTRY_PREFIX_MAX.
 	 */
 	unsigned int (*entry_prefix)(const uint8_t *p, uint64_t avail);
 	/* Length of one padding instruction (nop forms, int3) at @p, or 0. */

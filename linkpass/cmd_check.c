@@ -14,6 +14,7 @@
 #include "audit.h"
 #include "check.h"
 #include "describe.h"
+#include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
 
@@ -51,6 +52,36 @@ static void order_faults(const struct options *o, const struct table *t,
 			       (unsigned long long)t->v[i - 1], i - 1);
 	}
 	check_more(o, "unordered", fd->unordered);
+}
+
+/* The table's entries in address order (usually they already are). */
+static uint64_t *sorted_copy(const struct table *t)
+{
+	uint64_t *v = xmalloc((t->n ? t->n : 1) * sizeof(*v));
+	size_t i;
+
+	if (t->n)
+		memcpy(v, t->v, t->n * sizeof(*v));
+	for (i = 1; i < t->n; i++)
+		if (v[i] < v[i - 1])
+			break;
+	if (i < t->n)
+		qsort(v, t->n, sizeof(*v), cmp_u64);
+	return v;
+}
+
+/* The common case: the table is exactly the sites, nothing to list. */
+static bool agree(const struct scan_result *r, const uint64_t *sorted,
+		  size_t n)
+{
+	size_t i;
+
+	if (n != r->nkept)
+		return false;
+	for (i = 0; i < n; i++)
+		if (sorted[i] != r->kept[i].addr)
+			return false;
+	return true;
 }
 
 static void compare(const struct options *o, struct image *im,
@@ -169,25 +200,34 @@ static int check_linked(struct options *o, struct image *im,
 	int ret = EXIT_ERROR;
 	size_t n;
 
+	/* the sites alone first: explaining findings needs more */
+	o->scan.reasons = false;
 	if (find_sites(o, im, &r) < 0)
 		return EXIT_ERROR;
 	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
 		goto out_free_scan;
 	if (!t.found)
-		printf("check: %s: no ftrace table (no %s/%s or %s/%s symbols, no %s section)\n",
-		       o->image, MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP,
-		       MCOUNT_LINKER_START, MCOUNT_LINKER_STOP, MCOUNT_SECTION);
-	order_faults(o, &t, fd);
-	sorted = xmalloc((t.n ? t.n : 1) * sizeof(*sorted));
-	if (t.n)
-		memcpy(sorted, t.v, t.n * sizeof(*sorted));
+		printf("check: %s: no ftrace table (no "
+		       MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP " or "
+		       MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
+		       " symbols, no " MCOUNT_SECTION " section)\n",
+		       o->image);
+	sorted = sorted_copy(&t);
 	n = drop_zeroed(sorted, t.n, fd);
 	if (fd->zeroed)
 		printf("zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n",
 		       fd->zeroed, o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
-	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	if (!o->byte_audit && !agree(&r, sorted, n)) {
+		/* findings to explain: scan again with the drop reasons */
+		scan_result_free(&r);
+		o->scan.reasons = true;
+		if (scan_image(im, &o->scan, &r) < 0)
+			goto out_free_sorted;
+	}
+	order_faults(o, &t, fd);
 	compare(o, im, &r, sorted, n, fd);
 	ret = check_verdict(o, t.found, t.n, r.nkept, t.how, fd);
+out_free_sorted:
 	free(sorted);
 	table_free(&t);
 out_free_scan:

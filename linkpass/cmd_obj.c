@@ -8,20 +8,16 @@
  * could be replaced by another object's definition).  This is also the
  * mode for loadable modules, whose .ko is one relocatable object.
  *
- * The object is rewritten atomically: a copy next to it gets the new
- * sections through libelf, then replaces it.  An object that already
+ * The object is rewritten atomically (elfw_rewrite): a copy next to it
+ * gets the new sections through libelf, then replaces it.  An object that already
  * has __mcount_loc is left alone, so a second run never doubles it.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "commands.h"
-#include "table_write.h"
+#include "elfwrite.h"
+#include "mcount-table.h"
 #include "util.h"
 
 /* One table entry: relocation symbol index and addend. */
@@ -84,144 +80,58 @@ static int plan_entries(struct image *im, const struct scan_result *r,
 	return ret;
 }
 
-static int copy_file(int from, int to, const char *path)
+/* Code that calls through the GOT is position-independent. */
+static bool pic_code(const struct scan_result *r)
 {
-	char buf[1 << 16];
-	ssize_t n;
+	size_t i;
 
-	if (lseek(from, 0, SEEK_SET) < 0)
-		return lp_error(path, "copy", "seek: %s", strerror(errno));
-	while ((n = read(from, buf, sizeof(buf))) > 0) {
-		char *p = buf;
-
-		while (n > 0) {
-			ssize_t w = write(to, p, (size_t)n);
-
-			if (w < 0)
-				return lp_error(path, "copy", "write: %s",
-						strerror(errno));
-			p += w;
-			n -= w;
-		}
-	}
-	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
+	for (i = 0; i < r->nkept; i++)
+		if (r->kept[i].form == CALL_GOT || r->kept[i].form == CALL_ADDR32)
+			return true;
+	return false;
 }
 
-/*
- * Append @name to the section name table of @e; returns its offset or
- * -1.  The new buffer is handed back in *@keep for the caller to free
- * after elf_end().
- */
-static long add_name(Elf *e, const char *path, const char *name, char **keep)
-{
-	size_t shstrndx, len = strlen(name) + 1;
-	Elf_Scn *scn;
-	Elf_Data *d;
-	GElf_Shdr sh;
-	char *buf;
-	long at;
-
-	if (elf_getshdrstrndx(e, &shstrndx) < 0 ||
-	    !(scn = elf_getscn(e, shstrndx)) || !gelf_getshdr(scn, &sh) ||
-	    !(d = elf_getdata(scn, NULL)))
-		return lp_elf_error(path, "section name table", "cannot read");
-	buf = xmalloc(d->d_size + len);
-	memcpy(buf, d->d_buf, d->d_size);
-	memcpy(buf + d->d_size, name, len);
-	at = (long)d->d_size;
-	free(*keep);
-	*keep = buf;
-	d->d_buf = buf;
-	d->d_size += len;
-	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
-	return at;
-}
-
+/* Add __mcount_loc and its relocations to a copy of the object. */
 static int write_table(struct image *im, const struct scan_result *r,
-		       const struct obj_entry *ent, struct outfile *of)
+		       const struct obj_entry *ent)
 {
 	const struct arch *arch = im->arch;
-	bool is64 = arch->elfclass == ELFCLASS64;
-	bool pic = false;
-	size_t relsize, i, symidx = im->symtab->idx;
-	char *names = NULL;
-	void *table, *relocs;
-	long name_tab, name_rel;
-	Elf_Scn *tscn;
-	GElf_Shdr sh;
-	Elf *e;
+	GElf_Shdr table = {
+		.sh_type = SHT_PROGBITS,
+		/* a PIC object's entries become dynamic relocations: keep
+		 * them out of read-only data */
+		.sh_flags = SHF_ALLOC | (pic_code(r) ? SHF_WRITE : 0),
+		.sh_entsize = arch->addr_size,
+	};
+	GElf_Shdr rel = {
+		.sh_flags = SHF_INFO_LINK,
+		.sh_link = (uint32_t)im->symtab->idx,
+	};
+	struct addr_table t;
+	struct elfw w;
+	size_t i, tidx;
 	int ret = -1;
 
-	relsize = is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rel);
-	table = xcalloc(r->nkept ? r->nkept : 1, arch->addr_size);
-	relocs = xcalloc(r->nkept ? r->nkept : 1, relsize);
-	for (i = 0; i < r->nkept; i++) {
-		uint64_t where = i * arch->addr_size;
-
-		/* code that calls through the GOT is position-independent */
-		if (r->kept[i].form == CALL_GOT || r->kept[i].form == CALL_ADDR32)
-			pic = true;
-		if (is64) {
-			Elf64_Rela rel = { .r_offset = where,
-					   .r_info = ELF64_R_INFO(ent[i].sym, arch->abs_reloc),
-					   .r_addend = ent[i].addend };
-
-			memcpy((char *)relocs + i * relsize, &rel, relsize);
-		} else {
-			Elf32_Rel rel = { .r_offset = (Elf32_Addr)where,
-					  .r_info = ELF32_R_INFO(ent[i].sym, arch->abs_reloc) };
-			int32_t v = (int32_t)ent[i].addend;
-
-			memcpy((char *)relocs + i * relsize, &rel, relsize);
-			memcpy((char *)table + where, &v, sizeof(v));
-		}
-	}
-
-	e = elf_begin(of->fd, ELF_C_RDWR, NULL);
-	if (!e) {
-		lp_elf_error(im->path, "copy", "cannot reopen it");
+	if (addr_table_init(&t, arch, r->nkept, im->path) < 0)
+		return -1;
+	for (i = 0; i < r->nkept; i++)
+		addr_table_put(&t, i, ent[i].sym, ent[i].addend);
+	rel.sh_type = reloc_has_addend(t.layout) ? SHT_RELA : SHT_REL;
+	rel.sh_entsize = reloc_entsize(t.layout);
+	if (elfw_rewrite(&w, im) < 0)
+		goto out_free;
+	tidx = elfw_add_section(&w, MCOUNT_SECTION, &table, t.bytes,
+				t.bytes_size, arch->addr_size);
+	rel.sh_info = (uint32_t)tidx;
+	if (!tidx || !elfw_add_section(&w, arch->rela ? ".rela" MCOUNT_SECTION :
+				       ".rel" MCOUNT_SECTION, &rel, t.relocs,
+				       t.relocs_size, arch->addr_size)) {
+		elfw_abort(&w);
 		goto out_free;
 	}
-	name_tab = add_name(e, im->path, TABLE_SECTION, &names);
-	name_rel = name_tab < 0 ? -1 :
-		   add_name(e, im->path, arch->rela ? ".rela" TABLE_SECTION :
-			    ".rel" TABLE_SECTION, &names);
-	if (name_rel < 0)
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = (uint32_t)name_tab;
-	sh.sh_type = SHT_PROGBITS;
-	/* a PIC object's entries become dynamic relocations: keep them
-	 * out of read-only data */
-	sh.sh_flags = SHF_ALLOC | (pic ? SHF_WRITE : 0);
-	sh.sh_entsize = arch->addr_size;
-	tscn = table_add_section(e, im->path, &sh, table, r->nkept * arch->addr_size,
-			   arch->addr_size);
-	if (!tscn)
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = (uint32_t)name_rel;
-	sh.sh_type = arch->rela ? SHT_RELA : SHT_REL;
-	sh.sh_flags = SHF_INFO_LINK;
-	sh.sh_link = (uint32_t)symidx;
-	sh.sh_info = (uint32_t)elf_ndxscn(tscn);
-	sh.sh_entsize = relsize;
-	if (!table_add_section(e, im->path, &sh, relocs, r->nkept * relsize,
-			 arch->addr_size))
-		goto out_end;
-	if (elf_update(e, ELF_C_WRITE) < 0) {
-		lp_elf_error(im->path, TABLE_SECTION, "cannot write the object");
-		goto out_end;
-	}
-	ret = 0;
-out_end:
-	elf_end(e);
+	ret = elfw_commit(&w);
 out_free:
-	free(names);
-	free(table);
-	free(relocs);
+	addr_table_free(&t);
 	return ret;
 }
 
@@ -253,17 +163,15 @@ static int process(struct options *o, const char *path)
 {
 	struct obj_entry *ent = NULL;
 	struct scan_result r;
-	struct outfile of;
 	struct image im;
-	struct stat st;
 	int ret = -1;
 
 	if (image_open(&im, path, IMAGE_OBJECT) < 0)
 		goto out_close;
-	if (image_find_section(&im, TABLE_SECTION)) {
+	if (image_find_section(&im, MCOUNT_SECTION)) {
 		/* a second run, or a compiler-made table: never double it */
 		fprintf(stderr, "linkpass: %s: %s: already present; object left unchanged\n",
-			path, TABLE_SECTION);
+			path, MCOUNT_SECTION);
 		ret = 0;
 		goto out_close;
 	}
@@ -282,20 +190,7 @@ static int process(struct options *o, const char *path)
 		ret = 0;	/* nothing traced: leave the object as it is */
 		goto out_free_scan;
 	}
-	if (fstat(im.fd, &st) < 0) {
-		lp_error(path, "stat", "%s", strerror(errno));
-		goto out_free_scan;
-	}
-	if (out_open(&of, path) < 0)
-		goto out_free_scan;
-	of.no_sync = true;
-	fchmod(of.fd, st.st_mode & 07777);
-	if (copy_file(im.fd, of.fd, path) < 0 ||
-	    write_table(&im, &r, ent, &of) < 0) {
-		out_abort(&of);
-		goto out_free_scan;
-	}
-	ret = out_commit(&of);
+	ret = write_table(&im, &r, ent);
 	if (!ret && o->stats)
 		printf("linkpass obj %s: %zu entries (%zu references, %zu dropped)\n",
 		       path, r.nkept, r.stats.refs, r.ndropped);
@@ -307,13 +202,13 @@ out_close:
 	return ret;
 }
 
-int cmd_obj(struct options *o, int nfiles, char **files)
+int cmd_obj(struct options *o)
 {
 	int i, failed = 0;
 
 	/* every object is tried; all failures are reported */
-	for (i = 0; i < nfiles; i++)
-		if (process(o, files[i]) < 0)
+	for (i = 0; i < o->nfiles; i++)
+		if (process(o, o->files[i]) < 0)
 			failed++;
 	return failed ? EXIT_ERROR : EXIT_OK;
 }

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "sites.h"
+#include "scan.h"
 
 enum out_format { FORMAT_ELF, FORMAT_ASM };
 
@@ -30,6 +30,6 @@ int cmd_scan(struct options *o);
 int cmd_check(struct options *o);
 int cmd_dump(struct options *o);
 int cmd_sites(struct options *o);
-int cmd_obj(struct options *o, int nfiles, char **files);
+int cmd_obj(struct options *o);
 
 #endif

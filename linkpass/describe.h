@@ -13,4 +13,22 @@ const char *describe_addr(struct image *im, const struct funcs *f,
 const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 			   size_t len);
 
+/*
+ * Where the previous entry was: lines of a sorted table then cost a
+ * few steps each instead of a search.  Start with DESCRIBE_CURSOR_INIT.
+ */
+struct describe_cursor {
+	struct section *sec;
+	long hint;
+};
+#define DESCRIBE_CURSOR_INIT { NULL, -1 }
+
+/*
+ * One line of dump and sites output, "0x<addr> <describe_addr>", the
+ * same bytes as printf would make, formatted by hand: a kernel's table
+ * has hundreds of thousands of lines and the driver dumps it twice.
+ */
+void describe_print_entry(struct image *im, const struct funcs *f,
+			  uint64_t addr, struct describe_cursor *c);
+
 #endif

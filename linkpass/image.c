@@ -165,87 +165,107 @@ static int check_overlaps(struct image *im)
 	return ret;
 }
 
-static int read_sections(struct image *im)
+/* libelf counts 0 sections when their table does not fit: check it. */
+static int count_sections(struct image *im)
 {
 	const char *p = im->path;
-	size_t shstrndx, entsize, i;
-	char place[64];
-	GElf_Shdr sh;
+	size_t entsize = im->ehdr.e_shentsize;
 
 	if (elf_getshdrnum(im->elf, &im->nsecs) < 0)
 		return lp_elf_error(p, "section headers", "cannot count");
-	/* libelf counts 0 sections when their table does not fit */
-	entsize = im->ehdr.e_shentsize;
-	if (!im->nsecs || im->ehdr.e_shoff > im->file_size ||
-	    im->nsecs > (im->file_size - im->ehdr.e_shoff) / entsize) {
-		if (!im->ehdr.e_shnum)
-			return lp_error(p, "section header table",
-					"the extended section count at offset 0x%llx does not fit in the file (0x%llx bytes)",
-					(unsigned long long)im->ehdr.e_shoff,
-					(unsigned long long)im->file_size);
+	if (im->nsecs && im->ehdr.e_shoff <= im->file_size &&
+	    im->nsecs <= (im->file_size - im->ehdr.e_shoff) / entsize)
+		return 0;
+	if (!im->ehdr.e_shnum)
 		return lp_error(p, "section header table",
-				"%u entries at offset 0x%llx do not fit in the file (0x%llx bytes)",
-				im->ehdr.e_shnum,
+				"the extended section count at offset 0x%llx does not fit in the file (0x%llx bytes)",
 				(unsigned long long)im->ehdr.e_shoff,
 				(unsigned long long)im->file_size);
-	}
-	if (elf_getshdrstrndx(im->elf, &shstrndx) < 0)
+	return lp_error(p, "section header table",
+			"%u entries at offset 0x%llx do not fit in the file (0x%llx bytes)",
+			im->ehdr.e_shnum, (unsigned long long)im->ehdr.e_shoff,
+			(unsigned long long)im->file_size);
+}
+
+/* The section name table: in range, a string table, inside the file. */
+static int find_name_table(struct image *im, size_t *shstrndx)
+{
+	const char *p = im->path;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(im->elf, shstrndx) < 0)
 		return lp_elf_error(p, "section headers",
 				    "cannot find the section name table");
-	if (shstrndx == SHN_UNDEF || shstrndx >= im->nsecs)
+	if (*shstrndx == SHN_UNDEF || *shstrndx >= im->nsecs)
 		return lp_error(p, "ELF header",
 				"e_shstrndx %zu out of range (%zu sections)",
-				shstrndx, im->nsecs);
-	if (!gelf_getshdr(elf_getscn(im->elf, shstrndx), &sh))
+				*shstrndx, im->nsecs);
+	if (!gelf_getshdr(elf_getscn(im->elf, *shstrndx), &sh))
 		return lp_elf_error(p, "section name table", "cannot read");
 	if (sh.sh_type != SHT_STRTAB)
 		return lp_error(p, "ELF header",
 				"e_shstrndx %zu names a section of type %u, not a string table",
-				shstrndx, sh.sh_type);
+				*shstrndx, sh.sh_type);
 	/* checked here, or every name would be reported out of range */
 	if (sh.sh_offset > im->file_size ||
 	    sh.sh_size > im->file_size - sh.sh_offset)
 		return lp_error(p, "section name table",
 				"section %zu (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
-				shstrndx, (unsigned long long)sh.sh_offset,
+				*shstrndx, (unsigned long long)sh.sh_offset,
 				(unsigned long long)sh.sh_size,
 				(unsigned long long)im->file_size);
-	im->secs = xcalloc(im->nsecs, sizeof(*im->secs));
-	for (i = 0; i < im->nsecs; i++) {
-		struct section *s = &im->secs[i];
+	return 0;
+}
 
-		snprintf(place, sizeof(place), "section header %zu", i);
-		s->idx = i;
-		s->scn = elf_getscn(im->elf, i);
-		if (!s->scn || !gelf_getshdr(s->scn, &s->sh))
-			return lp_elf_error(p, place, "cannot read");
-		if (i == 0) {
-			s->name = "";
-			continue;
-		}
-		s->name = elf_strptr(im->elf, shstrndx, s->sh.sh_name);
-		if (!s->name)
-			return lp_error(p, place, "sh_name %u out of range",
-					s->sh.sh_name);
-		if (!s->name[0]) {
-			/* linkers name every section; keep messages readable */
-			snprintf(s->unnamed, sizeof(s->unnamed),
-				 "[section %zu]", i);
-			s->name = s->unnamed;
-		}
-		/* types between the generic ones and SHT_LOOS are reserved */
-		if (s->sh.sh_type >= SHT_NUM && s->sh.sh_type < SHT_LOOS)
-			return lp_error(p, s->name, "sh_type 0x%x is reserved",
-					s->sh.sh_type);
-		if (s->sh.sh_type != SHT_NOBITS &&
-		    (s->sh.sh_offset > im->file_size ||
-		     s->sh.sh_size > im->file_size - s->sh.sh_offset))
-			return lp_error(p, s->name,
-					"section (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
-					(unsigned long long)s->sh.sh_offset,
-					(unsigned long long)s->sh.sh_size,
-					(unsigned long long)im->file_size);
+/* Section @i: its header, its name, its type and extent checked. */
+static int read_section(struct image *im, size_t i, size_t shstrndx)
+{
+	struct section *s = &im->secs[i];
+	const char *p = im->path;
+	char place[64];
+
+	snprintf(place, sizeof(place), "section header %zu", i);
+	s->idx = i;
+	s->scn = elf_getscn(im->elf, i);
+	if (!s->scn || !gelf_getshdr(s->scn, &s->sh))
+		return lp_elf_error(p, place, "cannot read");
+	if (i == 0) {
+		s->name = "";
+		return 0;
 	}
+	s->name = elf_strptr(im->elf, shstrndx, s->sh.sh_name);
+	if (!s->name)
+		return lp_error(p, place, "sh_name %u out of range", s->sh.sh_name);
+	if (!s->name[0]) {
+		/* linkers name every section; keep messages readable */
+		snprintf(s->unnamed, sizeof(s->unnamed), "[section %zu]", i);
+		s->name = s->unnamed;
+	}
+	/* types between the generic ones and SHT_LOOS are reserved */
+	if (s->sh.sh_type >= SHT_NUM && s->sh.sh_type < SHT_LOOS)
+		return lp_error(p, s->name, "sh_type 0x%x is reserved",
+				s->sh.sh_type);
+	if (s->sh.sh_type != SHT_NOBITS &&
+	    (s->sh.sh_offset > im->file_size ||
+	     s->sh.sh_size > im->file_size - s->sh.sh_offset))
+		return lp_error(p, s->name,
+				"section (offset 0x%llx, size 0x%llx) extends past the end of the file (0x%llx bytes)",
+				(unsigned long long)s->sh.sh_offset,
+				(unsigned long long)s->sh.sh_size,
+				(unsigned long long)im->file_size);
+	return 0;
+}
+
+static int read_sections(struct image *im)
+{
+	size_t shstrndx, i;
+
+	if (count_sections(im) < 0 || find_name_table(im, &shstrndx) < 0)
+		return -1;
+	im->secs = xcalloc(im->nsecs, sizeof(*im->secs));
+	for (i = 0; i < im->nsecs; i++)
+		if (read_section(im, i, shstrndx) < 0)
+			return -1;
 	return check_overlaps(im);
 }
 
@@ -287,129 +307,190 @@ static const char *symbol_place(char *buf, size_t len, const struct image *im,
 	return buf;
 }
 
-static int read_symbols(struct image *im)
+/* Find the one symbol table and check its header and links. */
+static int find_symtab(struct image *im, size_t *entsize)
+{
+	const char *p = im->path;
+	struct section *st;
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		if (im->secs[i].sh.sh_type != SHT_SYMTAB)
+			continue;
+		if (im->symtab)
+			return lp_error(p, im->secs[i].name,
+					"more than one symbol table");
+		im->symtab = &im->secs[i];
+	}
+	st = im->symtab;
+	if (!st)
+		return 0;
+	*entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (st->sh.sh_entsize != *entsize)
+		return lp_error(p, st->name, "sh_entsize %llu, expected %zu",
+				(unsigned long long)st->sh.sh_entsize, *entsize);
+	if (st->sh.sh_size % *entsize)
+		return lp_error(p, st->name,
+				"size 0x%llx is not a multiple of the entry size",
+				(unsigned long long)st->sh.sh_size);
+	if (st->sh.sh_link == 0 || st->sh.sh_link >= im->nsecs ||
+	    im->secs[st->sh.sh_link].sh.sh_type != SHT_STRTAB)
+		return lp_error(p, st->name, "sh_link %u is not a string table",
+				st->sh.sh_link);
+	im->strtab = &im->secs[st->sh.sh_link];
+	if (im->strtab->sh.sh_flags & SHF_COMPRESSED ||
+	    st->sh.sh_flags & SHF_COMPRESSED)
+		return lp_error(p, st->name,
+				"symbol table is compressed (SHF_COMPRESSED)");
+	return 0;
+}
+
+/* The raw bytes a symbol decoder reads, checked once. */
+struct sym_input {
+	const uint8_t *syms;
+	const char *strs;
+	uint64_t nstrs;
+	const uint8_t *xndx;	/* SHT_SYMTAB_SHNDX entries, or NULL */
+	size_t n;
+};
+
+static int load_sym_input(struct image *im, size_t entsize,
+			  struct sym_input *in)
 {
 	const char *p = im->path;
 	struct section *shndx_sec = NULL;
-	const uint8_t *syms, *strs, *xndx = NULL;
-	uint64_t nstrs;
-	size_t i, n, entsize;
-	char place[64];
-
-	for (i = 1; i < im->nsecs; i++) {
-		if (im->secs[i].sh.sh_type == SHT_SYMTAB) {
-			if (im->symtab)
-				return lp_error(p, im->secs[i].name,
-						"more than one symbol table");
-			im->symtab = &im->secs[i];
-		}
-	}
-	if (!im->symtab)
-		return 0;
-
-	entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (im->symtab->sh.sh_entsize != entsize)
-		return lp_error(p, im->symtab->name,
-				"sh_entsize %llu, expected %zu",
-				(unsigned long long)im->symtab->sh.sh_entsize,
-				entsize);
-	if (im->symtab->sh.sh_size % entsize)
-		return lp_error(p, im->symtab->name,
-				"size 0x%llx is not a multiple of the entry size",
-				(unsigned long long)im->symtab->sh.sh_size);
-	if (im->symtab->sh.sh_link == 0 ||
-	    im->symtab->sh.sh_link >= im->nsecs ||
-	    im->secs[im->symtab->sh.sh_link].sh.sh_type != SHT_STRTAB)
-		return lp_error(p, im->symtab->name,
-				"sh_link %u is not a string table",
-				im->symtab->sh.sh_link);
-	im->strtab = &im->secs[im->symtab->sh.sh_link];
-	if (im->strtab->sh.sh_flags & SHF_COMPRESSED ||
-	    im->symtab->sh.sh_flags & SHF_COMPRESSED)
-		return lp_error(p, im->symtab->name,
-				"symbol table is compressed (SHF_COMPRESSED)");
+	size_t i;
 
 	for (i = 1; i < im->nsecs; i++)
 		if (im->secs[i].sh.sh_type == SHT_SYMTAB_SHNDX &&
 		    im->secs[i].sh.sh_link == im->symtab->idx)
 			shndx_sec = &im->secs[i];
-
-	/*
-	 * Symbols are decoded straight from the mapped bytes: a kernel has
-	 * hundreds of thousands, and a per-symbol libelf call or message
-	 * buffer was a quarter of the scan (callgrind).  The string table
-	 * ends in a NUL, checked once, so every in-range st_name is a
-	 * terminated string.
-	 */
-	n = im->symtab->sh.sh_size / entsize;
-	syms = image_section_bytes(im, im->symtab);
-	strs = image_section_bytes(im, im->strtab);
-	if (n && !syms)
+	memset(in, 0, sizeof(*in));
+	in->n = im->symtab->sh.sh_size / entsize;
+	in->syms = image_section_bytes(im, im->symtab);
+	in->strs = (const char *)image_section_bytes(im, im->strtab);
+	if (in->n && !in->syms)
 		return -1;
-	nstrs = im->strtab->sh.sh_size;
-	if (!strs || !nstrs || strs[nstrs - 1])
+	/* a final NUL, checked once, ends every in-range st_name */
+	in->nstrs = im->strtab->sh.sh_size;
+	if (!in->strs || !in->nstrs || in->strs[in->nstrs - 1])
 		return lp_error(p, im->strtab->name,
 				"string table is empty or does not end in a NUL byte");
-	if (shndx_sec) {
-		if (shndx_sec->sh.sh_size < n * sizeof(Elf32_Word))
-			return lp_error(p, shndx_sec->name,
-					"holds fewer entries than %s (%zu)",
-					im->symtab->name, n);
-		xndx = image_section_bytes(im, shndx_sec);
-		if (!xndx)
-			return -1;
+	if (!shndx_sec)
+		return 0;
+	if (shndx_sec->sh.sh_size < in->n * sizeof(Elf32_Word))
+		return lp_error(p, shndx_sec->name,
+				"holds fewer entries than %s (%zu)",
+				im->symtab->name, in->n);
+	in->xndx = image_section_bytes(im, shndx_sec);
+	return in->xndx ? 0 : -1;
+}
+
+/* Check one decoded symbol; @name is its st_name. */
+static int check_symbol_slow(struct image *im, const struct sym_input *in,
+			     size_t i, uint32_t name)
+{
+	struct symbol *s = &im->syms[i];
+	char place[64];
+
+	if (name >= in->nstrs)
+		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+				"st_name %u out of range (string table of %llu bytes)",
+				name, (unsigned long long)in->nstrs);
+	s->name = in->strs + name;
+	if (s->shndx == SHN_XINDEX) {
+		Elf32_Word x = 0;
+
+		if (in->xndx)
+			memcpy(&x, in->xndx + i * sizeof(x), sizeof(x));
+		s->shndx = x;
 	}
-	im->syms = xcalloc(n, sizeof(*im->syms));
-	im->nsyms = n;
-	for (i = 0; i < n; i++) {
+	if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
+		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+				"symbol '%s' has section index %u out of range (%zu sections)",
+				s->name, s->shndx, im->nsecs);
+	return 0;
+}
+
+/* The common case inline: a name in range, an ordinary section index. */
+static inline int check_symbol(struct image *im, const struct sym_input *in,
+			       size_t i, uint32_t name)
+{
+	struct symbol *s = &im->syms[i];
+
+	if (name < in->nstrs && s->shndx < im->nsecs) {
+		s->name = in->strs + name;
+		return 0;
+	}
+	return check_symbol_slow(im, in, i, name);
+}
+
+/*
+ * Decode every symbol straight from the mapped bytes, one loop per ELF
+ * class (the class is a constant in each caller, as relocs.h does for
+ * relocation layouts).  A kernel has hundreds of thousands of symbols;
+ * a per-symbol libelf call or message buffer was a quarter of the scan
+ * (callgrind).
+ */
+static inline __attribute__((always_inline)) int
+decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->n; i++) {
 		struct symbol *s = &im->syms[i];
 		uint32_t name;
-		uint16_t st_shndx;
-		uint8_t info, other;
 
-		if (entsize == sizeof(Elf64_Sym)) {
+		if (cls == ELFCLASS64) {
 			Elf64_Sym e;
 
-			memcpy(&e, syms + i * entsize, sizeof(e));
+			memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
 			name = e.st_name;
-			info = e.st_info;
-			other = e.st_other;
-			st_shndx = e.st_shndx;
 			s->value = e.st_value;
 			s->size = e.st_size;
+			s->shndx = e.st_shndx;
+			s->type = ELF64_ST_TYPE(e.st_info);
+			s->bind = ELF64_ST_BIND(e.st_info);
+			s->vis = ELF64_ST_VISIBILITY(e.st_other);
 		} else {
 			Elf32_Sym e;
 
-			memcpy(&e, syms + i * entsize, sizeof(e));
+			memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
 			name = e.st_name;
-			info = e.st_info;
-			other = e.st_other;
-			st_shndx = e.st_shndx;
 			s->value = e.st_value;
 			s->size = e.st_size;
+			s->shndx = e.st_shndx;
+			s->type = ELF32_ST_TYPE(e.st_info);
+			s->bind = ELF32_ST_BIND(e.st_info);
+			s->vis = ELF32_ST_VISIBILITY(e.st_other);
 		}
-		if (name >= nstrs)
-			return lp_error(p, symbol_place(place, sizeof(place), im, i),
-					"st_name %u out of range (string table of %llu bytes)",
-					name, (unsigned long long)nstrs);
-		s->name = (const char *)strs + name;
-		s->type = ELF64_ST_TYPE(info);
-		s->bind = ELF64_ST_BIND(info);
-		s->vis = ELF64_ST_VISIBILITY(other);
-		s->shndx = st_shndx;
-		if (st_shndx == SHN_XINDEX) {
-			Elf32_Word x = 0;
-
-			if (xndx)
-				memcpy(&x, xndx + i * sizeof(x), sizeof(x));
-			s->shndx = x;
-		}
-		if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
-			return lp_error(p, symbol_place(place, sizeof(place), im, i),
-					"symbol '%s' has section index %u out of range (%zu sections)",
-					s->name, s->shndx, im->nsecs);
+		if (check_symbol(im, in, i, name) < 0)
+			return -1;
+		/* a live function (funcs.c, entries.c): count them now */
+		im->nfuncs += (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+			      s->shndx != SHN_UNDEF && s->shndx < im->nsecs;
+		im->nlocal_funcs += s->type == STT_FUNC && s->bind == STB_LOCAL;
 	}
 	return 0;
+}
+
+static int read_symbols(struct image *im)
+{
+	struct sym_input in;
+	size_t entsize = 0;
+
+	if (find_symtab(im, &entsize) < 0)
+		return -1;
+	if (!im->symtab)
+		return 0;
+	if (load_sym_input(im, entsize, &in) < 0)
+		return -1;
+	/* every field of every entry is set by the decoder */
+	im->syms = xmalloc((in.n ? in.n : 1) * sizeof(*im->syms));
+	im->nsyms = in.n;
+	if (entsize == sizeof(Elf64_Sym))
+		return decode_symbols(ELFCLASS64, im, &in);
+	return decode_symbols(ELFCLASS32, im, &in);
 }
 
 int image_open(struct image *im, const char *path, enum image_kind kind)

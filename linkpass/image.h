@@ -70,6 +70,14 @@ struct image {
 	struct section *strtab;
 	struct symbol *syms;
 	size_t nsyms;
+	size_t nfuncs;		/* defined STT_FUNC/IFUNC symbols, at most */
+	/*
+	 * Local STT_FUNC symbols.  None at all (a C program has some, if
+	 * only crtstuff's) means local symbols were discarded (ld -x,
+	 * --discard-all, strip -x; STT_FILE symbols may stay), and static
+	 * functions have no symbol to tell them from dead code.
+	 */
+	size_t nlocal_funcs;
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);

@@ -33,6 +33,7 @@ void policy_init(struct policy *p)
 void policy_free(struct policy *p)
 {
 	free(p->include);
+	free(p->extra);
 	free(p->exclude);
 	free(p->csv);
 	memset(p, 0, sizeof(*p));
@@ -56,7 +57,7 @@ void policy_set(struct policy *p, const char *csv)
 
 void policy_add(struct policy *p, const char *glob)
 {
-	push(&p->include, &p->ninclude, glob);
+	push(&p->extra, &p->nextra, glob);
 }
 
 void policy_exclude(struct policy *p, const char *glob)
@@ -73,6 +74,9 @@ bool policy_traced(const struct policy *p, const char *section)
 			return false;
 	for (i = 0; i < p->ninclude; i++)
 		if (glob_match(p->include[i], section))
+			return true;
+	for (i = 0; i < p->nextra; i++)
+		if (glob_match(p->extra[i], section))
 			return true;
 	return false;
 }

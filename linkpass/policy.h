@@ -12,8 +12,10 @@
 #include <stddef.h>
 
 struct policy {
-	const char **include;	/* globs; a section must match one */
+	const char **include;	/* the default list or --sections globs */
 	size_t ninclude;
+	const char **extra;	/* --trace-section globs, kept by --sections */
+	size_t nextra;
 	const char **exclude;	/* globs; a match here always wins */
 	size_t nexclude;
 	char *csv;		/* the --sections copy the globs point into */
@@ -21,7 +23,7 @@ struct policy {
 
 void policy_init(struct policy *p);
 void policy_free(struct policy *p);
-/* --sections=GLOB,GLOB: replace the include list. */
+/* --sections=GLOB,GLOB: replace the default list (not --trace-section). */
 void policy_set(struct policy *p, const char *csv);
 void policy_add(struct policy *p, const char *glob);
 void policy_exclude(struct policy *p, const char *glob);

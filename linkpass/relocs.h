@@ -20,14 +20,23 @@ enum reloc_layout {
 	REL32,
 };
 
+static inline enum reloc_layout reloc_layout_pick(uint8_t elfclass, bool rela)
+{
+	if (elfclass == ELFCLASS64)
+		return rela ? RELA64 : REL64;
+	return rela ? RELA32 : REL32;
+}
+
 static inline enum reloc_layout reloc_layout_of(const struct image *im,
 						const struct section *rsec)
 {
-	bool rela = rsec->sh.sh_type == SHT_RELA;
+	return reloc_layout_pick(im->ehdr.e_ident[EI_CLASS],
+				 rsec->sh.sh_type == SHT_RELA);
+}
 
-	if (im->ehdr.e_ident[EI_CLASS] == ELFCLASS64)
-		return rela ? RELA64 : REL64;
-	return rela ? RELA32 : REL32;
+static inline bool reloc_has_addend(enum reloc_layout l)
+{
+	return l == RELA64 || l == RELA32;
 }
 
 static inline size_t reloc_entsize(enum reloc_layout l)
@@ -92,6 +101,98 @@ reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
 		r->sym = ELF32_R_SYM(e.r_info);
 		r->type = ELF32_R_TYPE(e.r_info);
 		r->addend = 0;
+		break;
+	}
+	}
+}
+
+/*
+ * Only the offset, or only the symbol index, of entry @i: the scan's
+ * hot loop reads these two for every entry and the rest for few.
+ */
+static inline __attribute__((always_inline)) uint64_t
+reloc_offset(enum reloc_layout l, const void *base, size_t i)
+{
+	const char *p = (const char *)base + i * reloc_entsize(l);
+
+	if (l == RELA64 || l == REL64) {
+		uint64_t v;
+
+		memcpy(&v, p, sizeof(v));
+		return v;
+	} else {
+		uint32_t v;
+
+		memcpy(&v, p, sizeof(v));
+		return v;
+	}
+}
+
+static inline __attribute__((always_inline)) uint64_t
+reloc_sym(enum reloc_layout l, const void *base, size_t i)
+{
+	const char *p = (const char *)base + i * reloc_entsize(l);
+
+	if (l == RELA64 || l == REL64) {
+		uint64_t info;
+
+		memcpy(&info, p + 8, sizeof(info));
+		return ELF64_R_SYM(info);
+	} else {
+		uint32_t info;
+
+		memcpy(&info, p + 4, sizeof(info));
+		return ELF32_R_SYM(info);
+	}
+}
+
+/*
+ * Encode @r as entry @i of a relocation array in layout @l.  Rel
+ * layouts have no addend field: the caller puts r->addend in the
+ * relocated bytes (see table_entry_put()).
+ */
+static inline void reloc_put(enum reloc_layout l, void *base, size_t i,
+			     const struct reloc *r)
+{
+	char *p = (char *)base + i * reloc_entsize(l);
+
+	switch (l) {
+	case RELA64: {
+		Elf64_Rela e = {
+			.r_offset = r->offset,
+			.r_info = ELF64_R_INFO(r->sym, r->type),
+			.r_addend = r->addend,
+		};
+
+		memcpy(p, &e, sizeof(e));
+		break;
+	}
+	case REL64: {
+		Elf64_Rel e = {
+			.r_offset = r->offset,
+			.r_info = ELF64_R_INFO(r->sym, r->type),
+		};
+
+		memcpy(p, &e, sizeof(e));
+		break;
+	}
+	case RELA32: {
+		Elf32_Rela e = {
+			.r_offset = (Elf32_Addr)r->offset,
+			.r_info = ELF32_R_INFO((Elf32_Word)r->sym, r->type),
+			.r_addend = (Elf32_Sword)r->addend,
+		};
+
+		memcpy(p, &e, sizeof(e));
+		break;
+	}
+	case REL32: {
+		Elf32_Rel e = {
+			.r_offset = (Elf32_Addr)r->offset,
+			.r_info = ELF32_R_INFO((Elf32_Word)r->sym, r->type),
+		};
+
+		memcpy(p, &e, sizeof(e));
 		break;
 	}
 	}

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "relocs.h"
-#include "table_write.h"
+#include "mcount-table.h"
 #include "util.h"
 
 static const char *const symbol_pairs[][2] = {
-	{ "__start_mcount_loc", "__stop_mcount_loc" },
-	{ "__start___mcount_loc", "__stop___mcount_loc" },
+	{ MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP },
+	{ MCOUNT_LINKER_START, MCOUNT_LINKER_STOP },
 };
 
 /* Find the table's bounds; returns 0 with t->found false if absent. */
@@ -61,7 +61,7 @@ static int locate(struct image *im, const char *start_sym,
 					(unsigned long long)*stop);
 		return 0;
 	}
-	sec = image_find_section(im, TABLE_SECTION);
+	sec = image_find_section(im, MCOUNT_SECTION);
 	if (!sec || !(sec->sh.sh_flags & SHF_ALLOC))
 		return 0;
 	snprintf(t->how, sizeof(t->how), "section %s", sec->name);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The table object, written directly with libelf (no assembler run).
+ * The table object, written through elfwrite (no assembler run).
  * Layout of the object:
  *   [1] __mcount_loc        PROGBITS, alloc (+write in a PIE), retain
  *   [2] .rela__mcount_loc   one absolute relocation per entry
@@ -19,50 +19,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfwrite.h"
 #include "util.h"
-
-enum {
-	SEC_TABLE = 1,
-	SEC_RELOCS,
-	SEC_SYMTAB,
-	SEC_STRTAB,
-	SEC_NOTE,
-	SEC_SHSTRTAB,
-	NR_OUT_SECS,
-};
 
 /* First symbol of the table object that is an anchor (after null and
  * the section symbol). */
 #define FIRST_ANCHOR_SYM 2
 
-/* A growable byte buffer for string tables. */
-struct strbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static size_t strbuf_add(struct strbuf *b, const char *s)
-{
-	size_t n = strlen(s) + 1, at = b->len;
-
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	return at;
-}
-
-static size_t anchor_index(const struct anchors *a, const struct symbol *s)
-{
-	size_t i;
-
-	for (i = 0; i < a->n; i++)
-		if (a->list[i] == s)
-			return i;
-	return 0;	/* not reached: every used anchor is listed */
-}
+/* Index of the table section in the object. */
+#define SEC_TABLE 1
 
 static bool table_writable(const struct image *im)
 {
@@ -70,232 +35,124 @@ static bool table_writable(const struct image *im)
 	return im->ehdr.e_type == ET_DYN;
 }
 
-struct out_data {
-	void *table, *relocs, *syms;
-	size_t table_size, relocs_size, syms_size;
-	size_t relsize, symsize;
-	struct strbuf strtab, shstrtab;
-	size_t name[NR_OUT_SECS];
-};
-
-static void put(void *dst, size_t off, const void *src, size_t n)
+/* Symbols: [0] null, [1] the table's section symbol, then the anchors. */
+static void build_symbols(const struct anchors *a, struct elfw_syms *syms,
+			  uint8_t elfclass)
 {
-	memcpy((char *)dst + off, src, n);
-}
-
-/* Build every section's bytes in memory, in the file's layout. */
-static void build(const struct image *im, const struct site *sites, size_t n,
-		  const struct anchors *a, struct out_data *d)
-{
-	const struct arch *arch = im->arch;
-	bool is64 = arch->elfclass == ELFCLASS64;
 	size_t i;
 
-	memset(d, 0, sizeof(*d));
-	d->relsize = is64 ? (arch->rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
-			  : (arch->rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
-	d->symsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	d->table_size = n * arch->addr_size;
-	d->relocs_size = n * d->relsize;
-	d->syms_size = (FIRST_ANCHOR_SYM + a->n) * d->symsize;
-	d->table = xcalloc(1, d->table_size);
-	d->relocs = xcalloc(1, d->relocs_size);
-	d->syms = xcalloc(1, d->syms_size);
+	elfw_syms_init(syms, elfclass);
+	elfw_sym_add(syms, NULL, ELF64_ST_INFO(STB_LOCAL, STT_SECTION),
+		     SEC_TABLE);
+	for (i = 0; i < a->n; i++)
+		elfw_sym_add(syms, a->list[i]->name,
+			     ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE), SHN_UNDEF);
+}
 
-	strbuf_add(&d->strtab, "");
-	strbuf_add(&d->shstrtab, "");
-	d->name[SEC_TABLE] = strbuf_add(&d->shstrtab, TABLE_SECTION);
-	d->name[SEC_RELOCS] = strbuf_add(&d->shstrtab, arch->rela ?
-					 ".rela" TABLE_SECTION :
-					 ".rel" TABLE_SECTION);
-	d->name[SEC_SYMTAB] = strbuf_add(&d->shstrtab, ".symtab");
-	d->name[SEC_STRTAB] = strbuf_add(&d->shstrtab, ".strtab");
-	d->name[SEC_NOTE] = strbuf_add(&d->shstrtab, ".note.GNU-stack");
-	d->name[SEC_SHSTRTAB] = strbuf_add(&d->shstrtab, ".shstrtab");
+/* One loop per relocation layout, the layout a constant in each. */
+static inline __attribute__((always_inline)) void
+fill(enum reloc_layout l, struct addr_table *t, const struct site *sites,
+     size_t n, const struct anchors *a, const uint32_t *sym_of)
+{
+	size_t i;
 
-	/* symbols: [0] null, [1] the table's section symbol, then anchors */
-	for (i = 0; i < FIRST_ANCHOR_SYM + a->n; i++) {
-		uint32_t name = 0;
-		uint8_t info;
-		uint16_t shndx = SHN_UNDEF;
-
-		if (i == 0)
-			continue;
-		if (i == 1) {
-			info = ELF64_ST_INFO(STB_LOCAL, STT_SECTION);
-			shndx = SEC_TABLE;
-		} else {
-			name = (uint32_t)strbuf_add(&d->strtab,
-						    a->list[i - FIRST_ANCHOR_SYM]->name);
-			info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE);
-		}
-		if (is64) {
-			Elf64_Sym s = { .st_name = name, .st_info = info,
-					.st_shndx = shndx };
-
-			put(d->syms, i * sizeof(s), &s, sizeof(s));
-		} else {
-			Elf32_Sym s = { .st_name = name, .st_info = info,
-					.st_shndx = shndx };
-
-			put(d->syms, i * sizeof(s), &s, sizeof(s));
-		}
-	}
-
-	/* entries: anchor + (site - anchor) */
 	for (i = 0; i < n; i++) {
 		const struct symbol *anc = a->by_shndx[sites[i].shndx];
-		uint64_t sym = FIRST_ANCHOR_SYM + anchor_index(a, anc);
-		int64_t addend = (int64_t)(sites[i].addr - anc->value);
-		uint64_t where = i * arch->addr_size;
 
-		if (is64 && arch->rela) {
-			Elf64_Rela r = { .r_offset = where,
-					 .r_info = ELF64_R_INFO(sym, arch->abs_reloc),
-					 .r_addend = addend };
-
-			put(d->relocs, i * sizeof(r), &r, sizeof(r));
-		} else if (!is64 && !arch->rela) {
-			Elf32_Rel r = { .r_offset = (Elf32_Addr)where,
-					.r_info = ELF32_R_INFO(sym, arch->abs_reloc) };
-			int32_t v = (int32_t)addend;
-
-			put(d->relocs, i * sizeof(r), &r, sizeof(r));
-			put(d->table, where, &v, sizeof(v));
-		}
+		addr_table_put_l(l, t, i, sym_of[sites[i].shndx],
+				 (int64_t)(sites[i].addr - anc->value));
 	}
 }
 
-static void out_data_free(struct out_data *d)
+/*
+ * Entries: anchor + (site - anchor).  Anchors are numbered in
+ * a->list order; a section's anchor index is looked up once.
+ */
+static void build_entries(const struct image *im, const struct site *sites,
+			  size_t n, const struct anchors *a,
+			  struct addr_table *t)
 {
-	free(d->table);
-	free(d->relocs);
-	free(d->syms);
-	free(d->strtab.p);
-	free(d->shstrtab.p);
+	uint32_t *sym_of = xcalloc(im->nsecs, sizeof(*sym_of));
+	size_t i, j;
+
+	for (i = 0; i < im->nsecs; i++)
+		for (j = 0; a->by_shndx[i] && j < a->n; j++)
+			if (a->list[j] == a->by_shndx[i])
+				sym_of[i] = (uint32_t)(FIRST_ANCHOR_SYM + j);
+	switch (t->layout) {
+	case RELA64:
+		fill(RELA64, t, sites, n, a, sym_of);
+		break;
+	case REL64:
+		fill(REL64, t, sites, n, a, sym_of);
+		break;
+	case RELA32:
+		fill(RELA32, t, sites, n, a, sym_of);
+		break;
+	case REL32:
+		fill(REL32, t, sites, n, a, sym_of);
+		break;
+	}
+	free(sym_of);
 }
 
-Elf_Scn *table_add_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
-			   void *buf, size_t size, size_t align)
+/* The six sections, in the order of the layout above. */
+static int add_sections(struct elfw *w, const struct image *im,
+			const struct addr_table *t, struct elfw_syms *syms)
 {
-	Elf_Scn *scn = elf_newscn(e);
-	Elf_Data *d;
-	GElf_Shdr sh;
+	const struct arch *arch = im->arch;
+	GElf_Shdr table = {
+		.sh_type = SHT_PROGBITS,
+		.sh_flags = SHF_ALLOC | SHF_GNU_RETAIN |
+			    (table_writable(im) ? SHF_WRITE : 0),
+		.sh_entsize = arch->addr_size,
+	};
+	GElf_Shdr rel = {
+		.sh_type = arch->rela ? SHT_RELA : SHT_REL,
+		.sh_flags = SHF_INFO_LINK,
+		.sh_info = SEC_TABLE,
+		.sh_entsize = reloc_entsize(t->layout),
+	};
+	GElf_Shdr note = { .sh_type = SHT_PROGBITS };
+	size_t reli, symi;
 
-	if (!scn || !(d = elf_newdata(scn)) || !gelf_getshdr(scn, &sh)) {
-		lp_elf_error(path, "new section", "cannot add the section");
-		return NULL;
-	}
-	d->d_buf = buf;
-	d->d_size = size;
-	d->d_type = ELF_T_BYTE;
-	d->d_align = align;
-	d->d_version = EV_CURRENT;
-	sh = *tmpl;
-	sh.sh_size = size;
-	sh.sh_addralign = align;
-	if (!gelf_update_shdr(scn, &sh)) {
-		lp_elf_error(path, "new section", "cannot update the section header");
-		return NULL;
-	}
-	return scn;
+	if (!elfw_add_section(w, MCOUNT_SECTION, &table, t->bytes,
+			      t->bytes_size, arch->addr_size))
+		return -1;
+	reli = elfw_add_section(w, arch->rela ? ".rela" MCOUNT_SECTION :
+				".rel" MCOUNT_SECTION, &rel, t->relocs,
+				t->relocs_size, arch->addr_size);
+	symi = elfw_add_symtab(w, syms, FIRST_ANCHOR_SYM);
+	if (!reli || !symi ||
+	    !elfw_add_section(w, ".note.GNU-stack", &note, NULL, 0, 1))
+		return -1;
+	elfw_shdr(w, reli)->sh_link = (uint32_t)symi;
+	return 0;
 }
 
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out)
 {
-	const struct arch *arch = im->arch;
-	struct outfile of;
-	struct out_data d;
-	GElf_Ehdr eh;
-	GElf_Shdr sh;
-	Elf *e;
+	struct elfw_syms syms;
+	struct addr_table t;
+	struct elfw w;
 	int ret = -1;
 
-	build(im, sites, n, a, &d);
-	if (out_open(&of, out) < 0)
-		goto out_free_data;
-	e = elf_begin(of.fd, ELF_C_WRITE, NULL);
-	if (!e) {
-		lp_elf_error(out, "ELF header", "elf_begin");
-		goto out_abort;
-	}
-	if (!gelf_newehdr(e, arch->elfclass) || !gelf_getehdr(e, &eh)) {
-		lp_elf_error(out, "ELF header", "cannot create");
-		goto out_end;
-	}
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	if (addr_table_init(&t, im->arch, n, out) < 0)
+		return -1;
+	build_entries(im, sites, n, a, &t);
+	build_symbols(a, &syms, im->arch->elfclass);
 	/* GNU ld honours SHF_GNU_RETAIN only in ELFOSABI_GNU objects */
-	eh.e_ident[EI_OSABI] = ELFOSABI_GNU;
-	eh.e_type = ET_REL;
-	eh.e_machine = arch->machine;
-	eh.e_version = EV_CURRENT;
-	eh.e_shstrndx = SEC_SHSTRTAB;
-	if (!gelf_update_ehdr(e, &eh)) {
-		lp_elf_error(out, "ELF header", "cannot write");
-		goto out_end;
+	if (elfw_new(&w, out, im->arch, ELFOSABI_GNU) < 0)
+		goto out_free_syms;
+	if (add_sections(&w, im, &t, &syms) < 0) {
+		elfw_abort(&w);
+		goto out_free_syms;
 	}
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = d.name[SEC_TABLE];
-	sh.sh_type = SHT_PROGBITS;
-	sh.sh_flags = SHF_ALLOC | SHF_GNU_RETAIN |
-		      (table_writable(im) ? SHF_WRITE : 0);
-	sh.sh_entsize = arch->addr_size;
-	if (!table_add_section(e, out, &sh, d.table, d.table_size, arch->addr_size))
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = d.name[SEC_RELOCS];
-	sh.sh_type = arch->rela ? SHT_RELA : SHT_REL;
-	sh.sh_flags = SHF_INFO_LINK;
-	sh.sh_link = SEC_SYMTAB;
-	sh.sh_info = SEC_TABLE;
-	sh.sh_entsize = d.relsize;
-	if (!table_add_section(e, out, &sh, d.relocs, d.relocs_size, arch->addr_size))
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = d.name[SEC_SYMTAB];
-	sh.sh_type = SHT_SYMTAB;
-	sh.sh_link = SEC_STRTAB;
-	sh.sh_info = FIRST_ANCHOR_SYM;	/* first non-local symbol */
-	sh.sh_entsize = d.symsize;
-	if (!table_add_section(e, out, &sh, d.syms, d.syms_size, arch->addr_size))
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = d.name[SEC_STRTAB];
-	sh.sh_type = SHT_STRTAB;
-	if (!table_add_section(e, out, &sh, d.strtab.p, d.strtab.len, 1))
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = d.name[SEC_NOTE];
-	sh.sh_type = SHT_PROGBITS;
-	if (!table_add_section(e, out, &sh, NULL, 0, 1))
-		goto out_end;
-
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_name = d.name[SEC_SHSTRTAB];
-	sh.sh_type = SHT_STRTAB;
-	if (!table_add_section(e, out, &sh, d.shstrtab.p, d.shstrtab.len, 1))
-		goto out_end;
-
-	if (elf_update(e, ELF_C_WRITE) < 0) {
-		lp_elf_error(out, "write", "cannot write the object");
-		goto out_end;
-	}
-	ret = 0;
-out_end:
-	elf_end(e);
-out_abort:
-	if (ret == 0)
-		ret = out_commit(&of);
-	else
-		out_abort(&of);
-out_free_data:
-	out_data_free(&d);
+	ret = elfw_commit(&w);
+out_free_syms:
+	elfw_syms_free(&syms);
+	addr_table_free(&t);
 	return ret;
 }
 
@@ -318,7 +175,7 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 	}
 	fprintf(f, "/* ftrace call sites of %s: %zu entries, made by linkpass */\n",
 		im->path, n);
-	fprintf(f, "\t.section %s,\"%sR\",@progbits\n", TABLE_SECTION,
+	fprintf(f, "\t.section %s,\"%sR\",@progbits\n", MCOUNT_SECTION,
 		table_writable(im) ? "aw" : "a");
 	fprintf(f, "\t.balign %u\n", arch->addr_size);
 	for (i = 0; i < n; i++) {

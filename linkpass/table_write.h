@@ -8,10 +8,9 @@
 #define LINKPASS_TABLE_WRITE_H
 
 #include "anchor.h"
+#include "mcount-table.h"
 #include "image.h"
-#include "sites.h"
-
-#define TABLE_SECTION "__mcount_loc"
+#include "scan.h"
 
 /*
  * SHF_GNU_RETAIN: keep the section under --gc-sections (GNU ld 2.36+,
@@ -24,12 +23,6 @@
 
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out);
-/*
- * Append a section with header @tmpl (size and alignment filled in) and
- * the bytes @buf to @e; also used by the per-object mode.  NULL on error.
- */
-Elf_Scn *table_add_section(Elf *e, const char *path, const GElf_Shdr *tmpl,
-			   void *buf, size_t size, size_t align);
 int table_write_asm(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out);
 

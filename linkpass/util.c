@@ -82,12 +82,14 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+bool out_fsync;
+
 int out_open(struct outfile *o, const char *target)
 {
 	mode_t mask;
 
 	o->target = xstrdup(target);
-	o->no_sync = false;
+	o->no_sync = !out_fsync;
 	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
 	sprintf(o->tmp, "%s.tmpXXXXXX", target);
 	o->fd = mkstemp(o->tmp);

@@ -43,7 +43,7 @@ SAN_RUN_ENV := ASAN_OPTIONS=exitcode=99:detect_leaks=1 \
 
 build/asan/%.o: linkpass/%.c $(LP_HDRS)
 	@mkdir -p $(dir $@)
-	$(SAN_CC) $(SAN_FLAGS) $(SAN_DEFS) $(WFLAGS) -std=gnu11 -D_GNU_SOURCE \
+	$(SAN_CC) $(SAN_FLAGS) $(SAN_DEFS) $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude \
 		-c $< -o $@
 
 build/asan/linkpass: $(ASAN_OBJS)
@@ -59,7 +59,7 @@ TSAN_OBJS := $(patsubst linkpass/%.c,build/tsan/%.o,$(LP_SRCS))
 
 build/tsan/%.o: linkpass/%.c $(LP_HDRS)
 	@mkdir -p $(dir $@)
-	$(SAN_CC) -O1 -g -fsanitize=thread $(WFLAGS) -std=gnu11 -D_GNU_SOURCE \
+	$(SAN_CC) -O1 -g -fsanitize=thread $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude \
 		-c $< -o $@
 
 build/tsan/linkpass: $(TSAN_OBJS)
@@ -75,12 +75,14 @@ tsan: build/tsan/linkpass
 build/fuzz/lp/%.o: linkpass/%.c $(LP_HDRS)
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(SAN_FLAGS) -fsanitize=fuzzer-no-link $(SAN_DEFS) $(WFLAGS) \
-		-std=gnu11 -D_GNU_SOURCE -c $< -o $@
+		-std=gnu11 -D_GNU_SOURCE -Iinclude -c $< -o $@
 
 # (a static pattern rule, so make keeps the objects between builds)
-$(FUZZ_BINS): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LP_OBJS) $(LP_HDRS)
+$(FUZZ_BINS): build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.c \
+		fuzz/fuzz_common.h $(FUZZ_LP_OBJS) $(LP_HDRS)
 	$(SAN_CC) $(SAN_FLAGS) -fsanitize=fuzzer $(SAN_DEFS) $(WFLAGS) \
-		-std=gnu11 -D_GNU_SOURCE -Ilinkpass $< $(FUZZ_LP_OBJS) \
+		-std=gnu11 -D_GNU_SOURCE -Iinclude -Ilinkpass $< \
+		fuzz/fuzz_common.c $(FUZZ_LP_OBJS) \
 		-o $@ -lelf -lz -lpthread
 
 fuzz-build: $(FUZZ_BINS)

@@ -169,11 +169,8 @@ POLICY_DEFAULT = {"main", "initf", "schedf", "kprobef"}
      {"main"}),
     (["--sections=.mysec,.other", "--no-trace-section=.o*"], {"mysecf"}),
     # --sections after --trace-section: the extra section stays traced
-    pytest.param(["--trace-section=.mysec", "--sections=.init.text"],
-                 {"initf", "mysecf"},
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "needs wt-core: policy_set zeroes the include list "
-                     "(issue 13)"))),
+    (["--trace-section=.mysec", "--sections=.init.text"],
+     {"initf", "mysecf"}),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
 def test_section_policy_options(linkpass, tmp_path, opts, want):
     """Each filter option changes exactly the set of traced functions it
@@ -540,15 +537,9 @@ def test_anchor(linkpass, tmp_path, ld, anchor):
     assert linkpass.dump(final) == sorted(ground_truth(final))
 
 
-# make sanitize runs this file against build/asan/linkpass, whose leak
-# checker fails the --anchor error path (anchors_choose returns without
-# freeing by_shndx and list): a real bug for wt-core to fix.
-UNDER_ASAN = "/build/asan/" in os.environ.get("LINKPASS", "")
-
-
-@pytest.mark.xfail(UNDER_ASAN, strict=True, reason=(
-    "needs wt-core: anchors_choose leaks by_shndx/list on its error path "
-    "(LeakSanitizer, exit 99)"))
+# make sanitize runs this file against build/asan/linkpass: its leak
+# checker once failed the --anchor error path (anchors_choose returned
+# without freeing what it had allocated).
 @pytest.mark.parametrize("sym, cause", [
     ("nosuch", "anchor symbol is not defined in the image"),
     ("sf", "anchor symbol is local, hidden, an IFUNC or not in an "
@@ -701,9 +692,6 @@ def test_gcc_record_mcount_oracle(linkpass, tmp_path, ld, opt, mode):
     assert len(re.findall(r"^stale ", chk.stdout, re.M)) == 1, chk.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "needs wt-core: refuse images whose local symbols were discarded "
-    "(issue 15 item 1)"))
 @pytest.mark.parametrize("how", ["-Wl,-x", "-Wl,--discard-all", "strip -x"])
 def test_discarded_local_symbols_refused(linkpass, tmp_path, how):
     """Linked with -x (or objects stripped with strip -x), static
@@ -730,8 +718,6 @@ def test_discarded_local_symbols_refused(linkpass, tmp_path, how):
     assert not out.exists()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "needs wt-core: usage errors as one line plus a hint (issue 15 item 6)"))
 @pytest.mark.parametrize("args, cause", [
     (["scan", "IMG", "-o", "T", "-j", "0"], "bad thread count '0'"),
     (["frobnicate", "IMG"], "frobnicate"),

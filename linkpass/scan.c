@@ -5,7 +5,7 @@
  * symbol.  Phase 2 sorts the candidates and filters them against the
  * section policy and the live function symbols.
  */
-#include "sites.h"
+#include "scan.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "entries.h"
 #include "order.h"
 #include "relocs.h"
 #include "util.h"
@@ -55,6 +56,7 @@ void scan_opts_init(struct scan_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->mcount_syms = (const char **)default_mcount_syms;
+	o->reasons = true;
 	policy_init(&o->policy);
 }
 
@@ -95,7 +97,7 @@ struct worker {
 	pthread_t tid;
 };
 
-static void push_site(struct worker *w, const struct site *s)
+static inline void push_site(struct worker *w, const struct site *s)
 {
 	if (w->n == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 1024;
@@ -124,33 +126,34 @@ static inline __attribute__((always_inline)) void
 scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 {
 	const struct arch *arch = w->im->arch;
+	const uint8_t *is_mcount = w->is_mcount;
 	size_t nsyms = w->im->nsyms, i;
 	uint32_t shndx = (uint32_t)c->rel->target->idx;
+	const void *base = c->rel->base;
 	struct reloc r;
 
 	for (i = c->from; i < c->to; i++) {
-		struct site s;
-		uint64_t off, start = 0;
+		/* the two fields every entry needs, in registers */
+		uint64_t off = reloc_offset(l, base, i) - c->base;
+		uint64_t sym = reloc_sym(l, base, i);
+		uint64_t start = 0;
 		enum call_form form;
+		struct site s;
 
-		reloc_get(l, c->rel->base, i, &r);
-		off = r.offset - c->base;
-		if (off >= c->code_size) {
-			note_bad(w, c, i, &r, 1);
+		if (off >= c->code_size || sym >= nsyms) {
+			reloc_get(l, base, i, &r);
+			note_bad(w, c, i, &r, off >= c->code_size ? 1 : 2);
 			continue;
 		}
-		if (r.sym >= nsyms) {
-			note_bad(w, c, i, &r, 2);
-			continue;
-		}
-		if (!w->is_mcount[r.sym])
+		if (!is_mcount[sym])
 			continue;
 		w->refs++;
+		reloc_get(l, base, i, &r);
 		form = arch->call_at(c->code, c->code_size, off, r.type, &start);
-		memset(&s, 0, sizeof(s));
 		s.shndx = shndx;
 		s.form = (uint8_t)form;
-		s.entry_style = w->is_mcount[r.sym] == MCOUNT_ENTRY;
+		s.entry_style = is_mcount[sym] == MCOUNT_ENTRY;
+		s.pad = 0;
 		if (form == CALL_NONE) {
 			s.addr = c->base + off;
 			s.verdict = DROP_NOT_CALL;
@@ -211,13 +214,17 @@ static uint8_t *mark_mcount_syms(const struct image *im,
 				 const struct scan_opts *o)
 {
 	uint8_t *is = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	bool first[256] = { false };
 	size_t i, j;
 
+	/* the first byte rules out almost every symbol with one load */
+	for (j = 0; o->mcount_syms[j]; j++)
+		first[(uint8_t)o->mcount_syms[j][0]] = true;
 	for (i = 1; i < im->nsyms; i++) {
+		if (!first[(uint8_t)im->syms[i].name[0]])
+			continue;
 		for (j = 0; o->mcount_syms[j]; j++) {
-			/* the first byte rules out almost every symbol cheaply */
-			if (im->syms[i].name[0] != o->mcount_syms[j][0] ||
-			    strcmp(im->syms[i].name, o->mcount_syms[j]))
+			if (strcmp(im->syms[i].name, o->mcount_syms[j]))
 				continue;
 			/* __fentry__ is called first thing; mcount after the
 			 * prologue */
@@ -374,6 +381,57 @@ static bool before_addr(const struct site *x, const struct site *y)
  * Relocations come in offset order, so the sites usually arrive sorted:
  * that is checked first, and only a real disorder pays for the sort.
  */
+/* How many sorted runs sort_by_runs() handles before giving up. */
+#define MAX_RUNS 64
+
+struct run {
+	size_t from, to;
+};
+
+static int cmp_run(const void *a, const void *b, void *arg)
+{
+	const struct site *v = arg;
+	const struct run *x = a, *y = b;
+
+	return before_addr(&v[x->from], &v[y->from]) ? -1 : 1;
+}
+
+/*
+ * Sites sorted by (section, address) are, in a linked image, a few runs
+ * (one per section) each sorted by address; when the runs' address
+ * ranges do not overlap, putting the runs in order is the whole sort:
+ * one copy instead of a radix sort.  Returns false, having changed
+ * nothing, when that is not the case.
+ */
+static bool sort_by_runs(struct site *v, size_t n)
+{
+	struct run runs[MAX_RUNS];
+	struct site *copy;
+	size_t i, nruns = 0, at = 0;
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && !before_addr(&v[i], &v[i - 1]))
+			continue;
+		if (nruns == MAX_RUNS)
+			return false;
+		runs[nruns].from = nruns ? runs[nruns - 1].to : 0;
+		runs[nruns++].to = i;
+	}
+	qsort_r(runs, nruns, sizeof(*runs), cmp_run, v);
+	for (i = 1; i < nruns; i++)
+		if (!before_addr(&v[runs[i - 1].to - 1], &v[runs[i].from]))
+			return false;
+	copy = xmalloc(n * sizeof(*copy));
+	for (i = 0; i < nruns; i++) {
+		memcpy(copy + at, v + runs[i].from,
+		       (runs[i].to - runs[i].from) * sizeof(*v));
+		at += runs[i].to - runs[i].from;
+	}
+	memcpy(v, copy, n * sizeof(*v));
+	free(copy);
+	return true;
+}
+
 static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr)
 {
 	uint32_t *sec, *order;
@@ -385,7 +443,7 @@ static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr)
 		if (by_addr ? before_addr(&v[i], &v[i - 1]) :
 			      before_sec(&v[i], &v[i - 1]))
 			break;
-	if (i >= n)
+	if (i >= n || (by_addr && sort_by_runs(v, n)))
 		return;
 	sec = xmalloc(n * sizeof(*sec));
 	addr = xmalloc(n * sizeof(*addr));
@@ -486,19 +544,29 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	return SITE_KEPT;
 }
 
-static void filter(struct image *im, const struct scan_opts *o,
-		   struct site *cand, size_t n, struct scan_result *r)
+static uint8_t *traced_sections(const struct image *im,
+				const struct scan_opts *o)
 {
 	uint8_t *traced = xcalloc(im->nsecs, 1);
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++)
+		traced[i] = policy_traced(&o->policy, im->secs[i].name);
+	return traced;
+}
+
+/* Judge every candidate, with its reason; @cand becomes r->kept. */
+static void filter_explained(struct image *im, const uint8_t *traced,
+			     struct site *cand, size_t n,
+			     struct scan_result *r)
+{
 	const struct func *last_func = NULL;
 	const struct site *prev = NULL;
 	long hint = -1;
 	size_t i;
 
-	for (i = 1; i < im->nsecs; i++)
-		traced[i] = policy_traced(&o->policy, im->secs[i].name);
-	sort_sites(cand, n, im->nsecs, false);
-	r->dropped = xcalloc(n, sizeof(*r->dropped));
+	r->explained = true;
+	r->dropped = xmalloc((n ? n : 1) * sizeof(*r->dropped));
 	r->kept = cand;	/* kept sites are compacted in place */
 	for (i = 0; i < n; i++) {
 		struct site s = cand[i];
@@ -513,11 +581,184 @@ static void filter(struct image *im, const struct scan_opts *o,
 			r->dropped[r->ndropped++] = s;
 		}
 	}
+}
+
+enum fast_verdict { FAST_KEEP, FAST_DROP, FAST_UNSURE };
+
+/*
+ * Is the entry-style call @s at a live function's entry, possibly after
+ * an entry prefix (endbr64)?  The answer judge() would give, from the
+ * entry set alone; FAST_UNSURE where only the sorted index can tell (a
+ * function starting inside the prefix that does not cover the call).
+ */
+static enum fast_verdict at_entry(const struct image *im,
+				  const struct entry_set *e,
+				  const struct site *s)
+{
+	const struct section *sec = &im->secs[s->shndx];
+	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
+	const struct entry *f;
+	unsigned int k;
+
+	if (entries_find(e, s->shndx, s->addr))
+		return FAST_KEEP;
+	/* the nearest start within a prefix's length before the call */
+	for (k = 1; k <= ARCH_ENTRY_PREFIX_MAX && k <= s->addr; k++) {
+		f = entries_find(e, s->shndx, s->addr - k);
+		if (!f)
+			continue;
+		if (f->size <= k || s->addr - k < base)
+			return FAST_UNSURE;
+		return im->arch->entry_prefix(sec->bytes + (s->addr - k - base),
+					      k) == k ? FAST_KEEP : FAST_DROP;
+	}
+	return FAST_DROP;
+}
+
+/*
+ * The kept sites only, by the entry set: no sorted function index.
+ * Returns -1, having changed nothing, when a site needs judge() (a
+ * prologue-style mcount call, or FAST_UNSURE); @cand is then intact.
+ */
+static int filter_fast(struct image *im, const uint8_t *traced,
+		       struct site *cand, size_t n, struct scan_result *r)
+{
+	struct site *kept = xmalloc((n ? n : 1) * sizeof(*kept));
+	const struct site *prev = NULL;
+	struct entry_set e;
+	size_t i, nkept = 0;
+	enum fast_verdict v;
+
+	entries_build(im, &e);
+	for (i = 0; i < n; i++) {
+		const struct site *s = &cand[i];
+
+		if (s->verdict != SITE_KEPT || !traced[s->shndx] ||
+		    (prev && prev->shndx == s->shndx && prev->addr == s->addr))
+			continue;
+		v = s->entry_style ? at_entry(im, &e, s) : FAST_UNSURE;
+		/* without local symbols a drop needs its reason (see
+		 * check_local_symbols) */
+		if (v == FAST_UNSURE || (v == FAST_DROP && !im->nlocal_funcs)) {
+			entries_free(&e);
+			free(kept);
+			return -1;
+		}
+		if (v == FAST_KEEP) {
+			kept[nkept++] = *s;
+			prev = &kept[nkept - 1];
+		}
+	}
+	entries_free(&e);
+	free(cand);
+	r->kept = kept;
+	r->nkept = nkept;
+	r->stats.verdicts[SITE_KEPT] = nkept;
+	return 0;
+}
+
+/* Takes @cand: it becomes r->kept or is freed. */
+static void filter(struct image *im, const struct scan_opts *o,
+		   struct site *cand, size_t n, struct scan_result *r)
+{
+	uint8_t *traced = traced_sections(im, o);
+
+	sort_sites(cand, n, im->nsecs, false);
+	/*
+	 * Without local function symbols every drop needs its reason
+	 * (check_local_symbols), so the entry set would be built in vain.
+	 */
+	if (o->reasons || !im->nlocal_funcs ||
+	    filter_fast(im, traced, cand, n, r) < 0) {
+		if (!r->funcs.v)
+			funcs_build(im, &r->funcs);
+		filter_explained(im, traced, cand, n, r);
+	}
 	free(traced);
 	if (im->ehdr.e_type != ET_REL) {
 		sort_sites(r->kept, r->nkept, im->nsecs, true);
 		sort_sites(r->dropped, r->ndropped, im->nsecs, true);
 	}
+}
+
+/*
+ * Never drop live sites silently: with local symbols discarded, every
+ * static function looks like code no function covers.  A linked image
+ * with no local function symbol, and calls in traced sections that no
+ * function symbol covers, is refused.
+ */
+static int check_local_symbols(const struct image *im,
+			       const struct scan_result *r)
+{
+	size_t n = r->stats.verdicts[DROP_NO_FUNC] +
+		   r->stats.verdicts[DROP_DEAD_BODY];
+
+	if (im->ehdr.e_type == ET_REL || im->nlocal_funcs || !n)
+		return 0;
+	return lp_error(im->path, im->symtab->name,
+			"no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu call site%s in traced sections lie%s in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
+			n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+}
+
+/* Run the workers over the chunks, on threads where there are several. */
+static void run_workers(struct worker *w, int nw)
+{
+	int i;
+
+	for (i = 1; i < nw; i++)
+		if (pthread_create(&w[i].tid, NULL, worker_run, &w[i])) {
+			/* run it here instead */
+			w[i].tid = 0;
+			worker_run(&w[i]);
+		}
+	worker_run(&w[0]);
+	for (i = 1; i < nw; i++)
+		if (w[i].tid)
+			pthread_join(w[i].tid, NULL);
+}
+
+/* Gather the workers' candidates into one array. */
+static struct site *gather(struct worker *w, int nw, struct scan_stats *st,
+			   size_t *n)
+{
+	struct site *cand;
+	size_t total = 0;
+	int i;
+
+	for (i = 0; i < nw; i++) {
+		total += w[i].n;
+		st->refs += w[i].refs;
+		st->calls += w[i].calls;
+	}
+	if (nw == 1 && w[0].out) {
+		/* one worker: its array is the result, no copy */
+		*n = w[0].n;
+		cand = w[0].out;
+		w[0].out = NULL;
+		return cand;
+	}
+	cand = xmalloc((total ? total : 1) * sizeof(*cand));
+	*n = 0;
+	for (i = 0; i < nw; i++) {
+		if (!w[i].n)
+			continue;	/* w[i].out is NULL */
+		memcpy(cand + *n, w[i].out, w[i].n * sizeof(*cand));
+		*n += w[i].n;
+	}
+	return cand;
+}
+
+static struct worker *make_workers(struct image *im, const uint8_t *is_mcount,
+				   int nw)
+{
+	struct worker *w = xcalloc((size_t)nw, sizeof(*w));
+	int i;
+
+	for (i = 0; i < nw; i++) {
+		w[i].im = im;
+		w[i].is_mcount = is_mcount;
+	}
+	return w;
 }
 
 int scan_image(struct image *im, const struct scan_opts *o,
@@ -526,8 +767,8 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	struct relocs *rels = NULL;
 	struct worker *w = NULL;
 	struct chunk *chunks = NULL;
-	struct site *cand = NULL;
 	uint8_t *is_mcount = NULL;
+	struct site *cand;
 	size_t nrels = 0, total = 0, ncand = 0, i;
 	uint64_t t0;
 	int nw = 0, ret = -1;
@@ -536,31 +777,21 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the image is stripped; scan the unstripped link output");
+	/* the function index (only to explain drops), the mcount symbols */
 	t0 = now_ns();
-	funcs_build(im, &r->funcs);
+	if (o->reasons)
+		funcs_build(im, &r->funcs);
 	is_mcount = mark_mcount_syms(im, o);
 	r->stats.ns_symbols = now_ns() - t0;
 
+	/* every reference to them in the code relocations, in parallel */
 	t0 = now_ns();
 	if (collect_relocs(im, &rels, &nrels, &total) < 0)
 		goto out_free;
 	nw = thread_count(o, total);
-	w = xcalloc((size_t)nw, sizeof(*w));
-	for (i = 0; i < (size_t)nw; i++) {
-		w[i].im = im;
-		w[i].is_mcount = is_mcount;
-	}
+	w = make_workers(im, is_mcount, nw);
 	chunks = make_chunks(im, rels, nrels, total, w, nw);
-	for (i = 1; i < (size_t)nw; i++)
-		if (pthread_create(&w[i].tid, NULL, worker_run, &w[i])) {
-			/* run it here instead */
-			w[i].tid = 0;
-			worker_run(&w[i]);
-		}
-	worker_run(&w[0]);
-	for (i = 1; i < (size_t)nw; i++)
-		if (w[i].tid)
-			pthread_join(w[i].tid, NULL);
+	run_workers(w, nw);
 	r->stats.ns_relocs = now_ns() - t0;
 	r->stats.relsecs = nrels;
 	r->stats.relocs = total;
@@ -568,31 +799,19 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (report_bad(im, w, nw) < 0)
 		goto out_free;
 
-	/* gather the workers' candidates into one array */
+	/* keep the calls at live function entries in traced sections */
 	t0 = now_ns();
-	for (i = 0; i < (size_t)nw; i++) {
-		ncand += w[i].n;
-		r->stats.refs += w[i].refs;
-		r->stats.calls += w[i].calls;
-	}
-	cand = xmalloc(ncand * sizeof(*cand));
-	ncand = 0;
-	for (i = 0; i < (size_t)nw; i++) {
-		if (!w[i].n)
-			continue;	/* w[i].out is NULL */
-		memcpy(cand + ncand, w[i].out, w[i].n * sizeof(*cand));
-		ncand += w[i].n;
-	}
+	cand = gather(w, nw, &r->stats, &ncand);
 	filter(im, o, cand, ncand, r);
-	cand = NULL;	/* now r->kept */
 	r->stats.ns_filter = now_ns() - t0;
+	if (check_local_symbols(im, r) < 0)
+		goto out_free;
 	ret = 0;
 
 out_free:
 	if (w)
 		for (i = 0; i < (size_t)nw; i++)
 			free(w[i].out);
-	free(cand);
 	free(w);
 	free(chunks);
 	free(rels);

@@ -6,8 +6,8 @@
  * its reason, so --stats can count it and check can explain stale
  * entries.
  */
-#ifndef LINKPASS_SITES_H
-#define LINKPASS_SITES_H
+#ifndef LINKPASS_SCAN_H
+#define LINKPASS_SCAN_H
 
 #include "funcs.h"
 #include "image.h"
@@ -46,6 +46,14 @@ struct scan_opts {
 	const char **mcount_syms;	/* NULL-terminated */
 	struct policy policy;
 	int threads;			/* 0: one per online CPU, max 8 */
+	/*
+	 * Judge every dropped site (r->dropped, the drop counts) and keep
+	 * the sorted function index (r->funcs).  Off, the scan decides
+	 * the kept sites alone, by a hash set of function entries, and
+	 * r->dropped stays empty: the same table for a fraction of the
+	 * work.  On by default.
+	 */
+	bool reasons;
 };
 
 struct scan_stats {
@@ -65,7 +73,8 @@ struct scan_result {
 	size_t nkept;
 	struct site *dropped;	/* sorted by address */
 	size_t ndropped;
-	struct funcs funcs;
+	struct funcs funcs;	/* empty unless explained */
+	bool explained;		/* the scan ran with reasons on */
 	struct scan_stats stats;
 };
 

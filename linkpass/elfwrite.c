@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Writing ELF objects: new ones laid out here, copies through libelf. */
+#include "elfwrite.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "mcount-table.h"
+
+size_t strbuf_add(struct strbuf *b, const char *s)
+{
+	size_t n = strlen(s) + 1, at = b->len;
+
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return at;
+}
+
+void strbuf_free(struct strbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool is64(const struct elfw *w)
+{
+	return w->arch->elfclass == ELFCLASS64;
+}
+
+int elfw_new(struct elfw *w, const char *path, const struct arch *arch,
+	     uint8_t osabi)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->arch = arch;
+	w->osabi = osabi;
+	w->cap = 8;
+	w->secs = xcalloc(w->cap, sizeof(*w->secs));
+	w->nsecs = 1;		/* the null section */
+	strbuf_add(&w->shstrtab, "");
+	if (out_open(&w->of, path) < 0) {
+		free(w->secs);
+		strbuf_free(&w->shstrtab);
+		return -1;
+	}
+	return 0;
+}
+
+static int copy_file(int from, int to, const char *path)
+{
+	char buf[1 << 16];
+	ssize_t n;
+
+	if (lseek(from, 0, SEEK_SET) < 0)
+		return lp_error(path, "copy", "seek: %s", strerror(errno));
+	while ((n = read(from, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (n > 0) {
+			ssize_t wr = write(to, p, (size_t)n);
+
+			if (wr < 0)
+				return lp_error(path, "copy", "write: %s",
+						strerror(errno));
+			p += wr;
+			n -= wr;
+		}
+	}
+	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
+}
+
+int elfw_rewrite(struct elfw *w, struct image *im)
+{
+	struct stat st;
+
+	memset(w, 0, sizeof(*w));
+	w->path = im->path;
+	w->arch = im->arch;
+	if (fstat(im->fd, &st) < 0)
+		return lp_error(im->path, "stat", "%s", strerror(errno));
+	if (out_open(&w->of, im->path) < 0)
+		return -1;
+	fchmod(w->of.fd, st.st_mode & 07777);
+	if (copy_file(im->fd, w->of.fd, im->path) < 0)
+		goto out_abort;
+	w->elf = elf_begin(w->of.fd, ELF_C_RDWR, NULL);
+	if (!w->elf) {
+		lp_elf_error(im->path, "copy", "cannot reopen it");
+		goto out_abort;
+	}
+	return 0;
+out_abort:
+	out_abort(&w->of);
+	return -1;
+}
+
+/*
+ * Append @name to the section-name table of the copy; returns its
+ * offset or -1.  The table's new buffer is kept in w->names until the
+ * end, as libelf points at it.
+ */
+static long rewrite_add_name(struct elfw *w, const char *name)
+{
+	size_t shstrndx, len = strlen(name) + 1;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	char *buf;
+	long at;
+
+	if (elf_getshdrstrndx(w->elf, &shstrndx) < 0 ||
+	    !(scn = elf_getscn(w->elf, shstrndx)) ||
+	    !(d = elf_getdata(scn, NULL)))
+		return lp_elf_error(w->path, "section name table", "cannot read");
+	buf = xmalloc(d->d_size + len);
+	memcpy(buf, d->d_buf, d->d_size);
+	memcpy(buf + d->d_size, name, len);
+	at = (long)d->d_size;
+	free(w->names);
+	w->names = buf;
+	d->d_buf = buf;
+	d->d_size += len;
+	elf_flagdata(d, ELF_C_SET, ELF_F_DIRTY);
+	return at;
+}
+
+static size_t rewrite_add_section(struct elfw *w, const char *name,
+				  const GElf_Shdr *tmpl, const void *buf,
+				  size_t size, size_t align)
+{
+	long at = rewrite_add_name(w, name);
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (at < 0)
+		return 0;
+	scn = elf_newscn(w->elf);
+	if (!scn || !(d = elf_newdata(scn))) {
+		lp_elf_error(w->path, "new section", "cannot add the section");
+		return 0;
+	}
+	d->d_buf = (void *)buf;
+	d->d_size = size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = align;
+	d->d_version = EV_CURRENT;
+	sh = *tmpl;
+	sh.sh_name = (uint32_t)at;
+	sh.sh_size = size;
+	sh.sh_addralign = align;
+	if (!gelf_update_shdr(scn, &sh)) {
+		lp_elf_error(w->path, "new section", "cannot update the section header");
+		return 0;
+	}
+	return elf_ndxscn(scn);
+}
+
+size_t elfw_add_section(struct elfw *w, const char *name,
+			const GElf_Shdr *tmpl, const void *buf, size_t size,
+			size_t align)
+{
+	struct elfw_sec *s;
+
+	if (w->elf)
+		return rewrite_add_section(w, name, tmpl, buf, size, align);
+	if (w->nsecs == w->cap) {
+		w->cap *= 2;
+		w->secs = xrealloc(w->secs, w->cap * sizeof(*w->secs));
+	}
+	s = &w->secs[w->nsecs];
+	s->sh = *tmpl;
+	s->sh.sh_name = (uint32_t)strbuf_add(&w->shstrtab, name);
+	s->sh.sh_size = size;
+	s->sh.sh_addralign = align;
+	s->buf = buf;
+	return w->nsecs++;
+}
+
+GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx)
+{
+	return &w->secs[idx].sh;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* Place each section at its alignment after the header, then the
+ * section headers; returns the file size. */
+static uint64_t layout(struct elfw *w, uint64_t *shoff)
+{
+	uint64_t off = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	size_t i;
+
+	for (i = 1; i < w->nsecs; i++) {
+		GElf_Shdr *sh = &w->secs[i].sh;
+
+		off = align_up(off, sh->sh_addralign);
+		sh->sh_offset = off;
+		off += sh->sh_size;
+	}
+	*shoff = align_up(off, is64(w) ? 8 : 4);
+	return *shoff + w->nsecs * (is64(w) ? sizeof(Elf64_Shdr) :
+				    sizeof(Elf32_Shdr));
+}
+
+static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
+{
+	unsigned char ident[EI_NIDENT] = {
+		ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, w->arch->elfclass,
+		ELFDATA2LSB, EV_CURRENT, w->osabi,
+	};
+
+	if (is64(w)) {
+		Elf64_Ehdr e = {
+			.e_type = ET_REL, .e_machine = w->arch->machine,
+			.e_version = EV_CURRENT, .e_shoff = shoff,
+			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf64_Shdr),
+			.e_shnum = (uint16_t)w->nsecs,
+			.e_shstrndx = (uint16_t)(w->nsecs - 1),
+		};
+
+		memcpy(e.e_ident, ident, EI_NIDENT);
+		memcpy(out, &e, sizeof(e));
+	} else {
+		Elf32_Ehdr e = {
+			.e_type = ET_REL, .e_machine = w->arch->machine,
+			.e_version = EV_CURRENT, .e_shoff = (Elf32_Off)shoff,
+			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf32_Shdr),
+			.e_shnum = (uint16_t)w->nsecs,
+			.e_shstrndx = (uint16_t)(w->nsecs - 1),
+		};
+
+		memcpy(e.e_ident, ident, EI_NIDENT);
+		memcpy(out, &e, sizeof(e));
+	}
+}
+
+static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
+{
+	if (is64(w)) {
+		Elf64_Shdr s = {
+			g->sh_name, g->sh_type, g->sh_flags, g->sh_addr,
+			g->sh_offset, g->sh_size, g->sh_link, g->sh_info,
+			g->sh_addralign, g->sh_entsize,
+		};
+
+		memcpy(out, &s, sizeof(s));
+	} else {
+		Elf32_Shdr s = {
+			g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags,
+			(Elf32_Addr)g->sh_addr, (Elf32_Off)g->sh_offset,
+			(Elf32_Word)g->sh_size, g->sh_link, g->sh_info,
+			(Elf32_Word)g->sh_addralign, (Elf32_Word)g->sh_entsize,
+		};
+
+		memcpy(out, &s, sizeof(s));
+	}
+}
+
+/* Write @iov[0..@n) whole, resuming after short writes. */
+static int write_iov(int fd, struct iovec *iov, int n, const char *path)
+{
+	while (n > 0) {
+		ssize_t wr = writev(fd, iov, n > IOV_MAX ? IOV_MAX : n);
+
+		if (wr < 0 && errno == EINTR)
+			continue;
+		if (wr < 0)
+			return lp_error(path, "write", "%s", strerror(errno));
+		while (n > 0 && (size_t)wr >= iov->iov_len) {
+			wr -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + wr;
+			iov->iov_len -= (size_t)wr;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A new object: the name table last, laid out, then written with one
+ * writev() straight from the sections' own buffers (no staging copy):
+ * the header, each section after its alignment padding, the section
+ * headers.
+ */
+static int commit_new(struct elfw *w)
+{
+	static const uint8_t zeros[64];
+	GElf_Shdr sh = { .sh_type = SHT_STRTAB };
+	size_t ehsize = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	size_t shentsize = is64(w) ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint64_t shoff, at;
+	struct iovec *iov;
+	uint8_t *head, *shdrs;
+	size_t i;
+	int n = 0, ret = 0;
+
+	elfw_add_section(w, ".shstrtab", &sh, NULL, 0, 1);
+	w->secs[w->nsecs - 1].buf = w->shstrtab.p;
+	w->secs[w->nsecs - 1].sh.sh_size = w->shstrtab.len;
+	layout(w, &shoff);
+	head = xcalloc(1, ehsize);
+	shdrs = xcalloc(w->nsecs, shentsize);
+	iov = xcalloc(2 * w->nsecs + 2, sizeof(*iov));
+	put_ehdr(w, head, shoff);
+	iov[n++] = (struct iovec){ head, ehsize };
+	at = ehsize;
+	for (i = 0; i < w->nsecs; i++) {
+		const GElf_Shdr *s = &w->secs[i].sh;
+
+		put_shdr(w, shdrs + i * shentsize, s);
+		if (!i || !s->sh_size)
+			continue;
+		/* padding: alignments of a new object are at most 8 */
+		if (s->sh_offset - at > sizeof(zeros))
+			ret = lp_error(w->path, "layout", "alignment %llu too large",
+				       (unsigned long long)s->sh_addralign);
+		else if (s->sh_offset > at)
+			iov[n++] = (struct iovec){ (void *)zeros, s->sh_offset - at };
+		iov[n++] = (struct iovec){ (void *)w->secs[i].buf, s->sh_size };
+		at = s->sh_offset + s->sh_size;
+	}
+	if (shoff > at)
+		iov[n++] = (struct iovec){ (void *)zeros, shoff - at };
+	iov[n++] = (struct iovec){ shdrs, w->nsecs * shentsize };
+	if (!ret)
+		ret = write_iov(w->of.fd, iov, n, w->path);
+	free(iov);
+	free(shdrs);
+	free(head);
+	return ret;
+}
+
+int elfw_commit(struct elfw *w)
+{
+	int ret;
+
+	if (w->elf) {
+		ret = elf_update(w->elf, ELF_C_WRITE) < 0 ?
+		      lp_elf_error(w->path, MCOUNT_SECTION,
+				   "cannot write the object") : 0;
+	} else {
+		ret = commit_new(w);
+	}
+	if (ret) {
+		elfw_abort(w);
+		return -1;
+	}
+	if (w->elf)
+		elf_end(w->elf);
+	w->elf = NULL;
+	ret = out_commit(&w->of);
+	elfw_abort(w);		/* frees the rest */
+	return ret;
+}
+
+void elfw_abort(struct elfw *w)
+{
+	if (w->elf)
+		elf_end(w->elf);
+	out_abort(&w->of);
+	free(w->names);
+	free(w->secs);
+	strbuf_free(&w->shstrtab);
+	w->elf = NULL;
+	w->names = NULL;
+	w->secs = NULL;
+}
+
+void elfw_syms_init(struct elfw_syms *s, uint8_t elfclass)
+{
+	memset(s, 0, sizeof(*s));
+	s->elfclass = elfclass;
+	strbuf_add(&s->str, "");
+	elfw_sym_add(s, NULL, 0, SHN_UNDEF);
+}
+
+size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
+		    uint16_t shndx)
+{
+	size_t size = s->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym) :
+			sizeof(Elf32_Sym);
+	uint32_t at = name ? (uint32_t)strbuf_add(&s->str, name) : 0;
+	char *p;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->buf = xrealloc(s->buf, s->cap * size);
+	}
+	p = (char *)s->buf + s->n * size;
+	if (s->elfclass == ELFCLASS64) {
+		Elf64_Sym e = { .st_name = at, .st_info = info,
+				.st_shndx = shndx };
+
+		memcpy(p, &e, sizeof(e));
+	} else {
+		Elf32_Sym e = { .st_name = at, .st_info = info,
+				.st_shndx = shndx };
+
+		memcpy(p, &e, sizeof(e));
+	}
+	return s->n++;
+}
+
+void elfw_syms_free(struct elfw_syms *s)
+{
+	free(s->buf);
+	strbuf_free(&s->str);
+	memset(s, 0, sizeof(*s));
+}
+
+size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
+		       size_t first_global)
+{
+	size_t size = s->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym) :
+			sizeof(Elf32_Sym);
+	GElf_Shdr sh = {
+		.sh_type = SHT_SYMTAB,
+		.sh_info = (uint32_t)first_global,
+		.sh_entsize = size,
+	};
+	size_t idx = elfw_add_section(w, ".symtab", &sh, s->buf, s->n * size,
+				      w->arch->addr_size);
+	GElf_Shdr str = { .sh_type = SHT_STRTAB };
+	size_t stridx = elfw_add_section(w, ".strtab", &str, s->str.p,
+					 s->str.len, 1);
+
+	if (!idx || !stridx)
+		return 0;
+	elfw_shdr(w, idx)->sh_link = (uint32_t)stridx;
+	return idx;
+}
+
+int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
+		    const char *path)
+{
+	memset(t, 0, sizeof(*t));
+	if (arch->addr_size != 4 && arch->addr_size != 8)
+		return lp_error(path, "table", "cannot write %u-byte entries (%s)",
+				arch->addr_size, arch->name);
+	if ((arch->elfclass == ELFCLASS32) != (arch->addr_size == 4))
+		return lp_error(path, "table",
+				"cannot write %u-byte entries in an ELF class %u object (%s)",
+				arch->addr_size, arch->elfclass, arch->name);
+	t->layout = reloc_layout_pick(arch->elfclass, arch->rela);
+	t->width = arch->addr_size;
+	t->type = arch->abs_reloc;
+	t->bytes_size = n * t->width;
+	t->relocs_size = n * reloc_entsize(t->layout);
+	t->bytes = xcalloc(1, t->bytes_size);
+	t->relocs = xcalloc(1, t->relocs_size);
+	return 0;
+}
+
+void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
+		    int64_t addend)
+{
+	switch (t->layout) {
+	case RELA64:
+		addr_table_put_l(RELA64, t, i, sym, addend);
+		break;
+	case REL64:
+		addr_table_put_l(REL64, t, i, sym, addend);
+		break;
+	case RELA32:
+		addr_table_put_l(RELA32, t, i, sym, addend);
+		break;
+	case REL32:
+		addr_table_put_l(REL32, t, i, sym, addend);
+		break;
+	}
+}
+
+void addr_table_free(struct addr_table *t)
+{
+	free(t->bytes);
+	free(t->relocs);
+	memset(t, 0, sizeof(*t));
+}

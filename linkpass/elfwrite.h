@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one writer of ELF output.  A struct elfw owns the output file
+ * (written atomically through struct outfile), its sections and its
+ * section-name table.  Two ways in:
+ *
+ *   elfw_new()      a fresh relocatable object; elfw lays it out itself
+ *                   (each section at its alignment, the section headers
+ *                   last, as libelf would) in one buffer sized first, and
+ *                   writes it with one write();
+ *   elfw_rewrite()  a copy of an existing object with sections appended
+ *                   through libelf, which lays the copy out again.
+ *
+ * Then elfw_add_section() for each new section and elfw_commit() (or
+ * elfw_abort()).  The table both paths write, an array of addresses
+ * with one relocation each, is built by struct addr_table.
+ */
+#ifndef LINKPASS_ELFWRITE_H
+#define LINKPASS_ELFWRITE_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "arch.h"
+#include "image.h"
+#include "relocs.h"
+#include "util.h"
+
+/* A growable string table; offset 0 is the empty name. */
+struct strbuf {
+	char *p;
+	size_t len, cap;
+};
+
+size_t strbuf_add(struct strbuf *b, const char *s);
+void strbuf_free(struct strbuf *b);
+
+struct elfw_sec {
+	GElf_Shdr sh;
+	const void *buf;	/* not owned */
+};
+
+struct elfw {
+	const char *path;	/* the target, for messages */
+	struct outfile of;
+	const struct arch *arch;
+	/* elfw_new() */
+	struct elfw_sec *secs;	/* [0] is the null section */
+	size_t nsecs, cap;
+	struct strbuf shstrtab;
+	uint8_t osabi;
+	/* elfw_rewrite() */
+	Elf *elf;
+	char *names;		/* the grown section-name table */
+};
+
+int elfw_new(struct elfw *w, const char *path, const struct arch *arch,
+	     uint8_t osabi);
+/* A copy of @im's file, to replace it on commit. */
+int elfw_rewrite(struct elfw *w, struct image *im);
+/*
+ * Append a section named @name with header @tmpl (name, offset, size
+ * and alignment filled in) and the bytes @buf, which must stay valid
+ * until commit.  Returns its index, or 0 on error.
+ */
+size_t elfw_add_section(struct elfw *w, const char *name,
+			const GElf_Shdr *tmpl, const void *buf, size_t size,
+			size_t align);
+/* The header of section @idx of a new object, to set links later. */
+GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx);
+int elfw_commit(struct elfw *w);
+void elfw_abort(struct elfw *w);
+
+/* A symbol table under construction: [0] is the null symbol. */
+struct elfw_syms {
+	uint8_t elfclass;
+	void *buf;
+	size_t n, cap;
+	struct strbuf str;
+};
+
+void elfw_syms_init(struct elfw_syms *s, uint8_t elfclass);
+size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
+		    uint16_t shndx);
+void elfw_syms_free(struct elfw_syms *s);
+/* Add .symtab and .strtab; returns the .symtab index or 0. */
+size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
+		       size_t first_global);
+
+/*
+ * @n addresses, entry i = symbol + addend through one absolute
+ * relocation at offset i * width.  The layout (Rel/Rela, 32/64) is the
+ * architecture's, chosen once; Rel keeps the addend in the entry bytes,
+ * Rela in the relocation and the bytes stay zero.
+ */
+struct addr_table {
+	enum reloc_layout layout;
+	unsigned int width;	/* bytes per entry */
+	uint32_t type;		/* the absolute relocation */
+	uint8_t *bytes;
+	size_t bytes_size;
+	void *relocs;
+	size_t relocs_size;
+};
+
+/* Fails, naming @path, for a layout or width it cannot write. */
+int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
+		    const char *path);
+void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
+		    int64_t addend);
+
+/*
+ * The same with the layout a constant, for loops that choose the
+ * layout once (see table_write.c); addr_table_put() switches per call.
+ */
+static inline __attribute__((always_inline)) void
+addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
+		 uint64_t sym, int64_t addend)
+{
+	struct reloc r = {
+		.offset = i * t->width,
+		.sym = sym,
+		.type = t->type,
+		.addend = addend,
+	};
+
+	reloc_put(l, t->relocs, i, &r);
+	if (l == RELA64 || l == RELA32)
+		return;
+	/* Rel: the addend is the entry's own value */
+	if (t->width == 8) {
+		memcpy(t->bytes + r.offset, &addend, 8);
+	} else {
+		int32_t v = (int32_t)addend;
+
+		memcpy(t->bytes + r.offset, &v, 4);
+	}
+}
+void addr_table_free(struct addr_table *t);
+
+#endif
