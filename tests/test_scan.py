@@ -4,7 +4,6 @@
 # the two table formats.  Each result is compared with a ground truth
 # derived from objdump (lptest.ground_truth) or with readelf.
 
-import os
 import re
 
 import pytest
