@@ -25,7 +25,7 @@ nlinks() { grep -cE '^  LD +(\.tmp_vmlinux[^ ]*|vmlinux)$' "$1" || true; }
 # linkpass scans of vmlinux in a build log.
 nscans() { grep -cE '^  MCOUNT ' "$1" || true; }
 # The value of "LPK NAME=value" in a boot log.
-val() { sed -n "s/^LPK $2=//p" "$1" | head -n 1; }
+val() { sed -n "s/^LPK $2=//p" "$1" | sed -n 1p; }
 
 # Kernel version facts: the tarball, and the config profile it is
 # tested with (kernel/config.sh).
@@ -172,7 +172,7 @@ stage_modules() {
 	mkdir -p "$out"
 	: >"$out/order"
 	for m in $MODULES_LOAD_ORDER; do
-		f=$(find "$stage/lib/modules" -name "$m.ko" | head -n 1)
+		f=$(find "$stage/lib/modules" -name "$m.ko" | sed -n 1p)
 		[ -n "$f" ] || die "$v-$tc-$kind: $m.ko not installed under $stage"
 		cp "$f" "$out/"
 		echo "$m" >>"$out/order"
