@@ -272,3 +272,24 @@ def test_report_counts_match_manifest(demo_prog, tmp_path, mode):
     want["workload"] = 1
     assert got == want
     assert header["dropped"] == "0" and int(header["calls"]) == sum(want.values())
+
+
+# ---------------------------------------------------------------------------
+# C++ names, demangled by the toolchain's own demangler
+
+
+def test_report_demangles_cxx(tmp_path, runtime_lib):
+    import shutil
+    if not shutil.which("g++"):
+        pytest.skip("not installed: g++")
+    obj, exe = tmp_path / "cxx.o", tmp_path / "cxx"
+    run(["g++", "-O2", "-fno-pie", "-pg", "-mfentry", "-mrecord-mcount",
+         "-c", REPO / "tests/runtime/cxx.cc", "-o", obj])
+    run(["g++", "-no-pie", obj, REPO / "runtime/liblptrace.a", "-lpthread",
+         "-o", exe])
+    _, data = record(tmp_path, exe)
+    out = lptrace("report", "-i", data, "-s", "name").stdout.splitlines()[3:]
+    rows = [re.match(r"^ +(\d+)  (.*)$", ln).groups() for ln in out]
+    assert rows == [("3", "int ns::add<int>(int, int)"), ("1", "main"),
+                    ("3", "ns::counter::bump(int)"), ("3", "ns::twice(int)"),
+                    ("3", "ns::twice(long)")]

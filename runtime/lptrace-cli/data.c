@@ -2,7 +2,7 @@
 /*
  * data.c - read a trace file: map it, walk its records checking every
  * length against what is left, copy the symbols and events out, group
- * the events by thread.  A file that is not ours, cut short, or made
+ * the events by thread, demangle C++ names.  A file that is not ours, cut short, or made
  * by another version is refused with one line naming the file, the
  * byte offset and the cause.
  */
@@ -40,6 +40,25 @@ static size_t padded(size_t len)
 	return (len + LPT_REC_ALIGN - 1) & ~(size_t)(LPT_REC_ALIGN - 1);
 }
 
+/* The toolchain's own demangler (libstdc++). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+		     int *status);
+
+/* A C++ name as people read it; others as they are.  Takes @name. */
+static char *demangle(char *name)
+{
+	char *plain;
+	int status = -1;
+
+	if (!name || strncmp(name, "_Z", 2))
+		return name;
+	plain = __cxa_demangle(name, NULL, NULL, &status);
+	if (status || !plain)
+		return name;
+	free(name);
+	return plain;
+}
+
 static int read_syms(struct lpt_data *d, const char *p, size_t len,
 		     size_t at)
 {
@@ -69,7 +88,7 @@ static int read_syms(struct lpt_data *d, const char *p, size_t len,
 		off += sizeof(s);
 		ds->addr = s.addr;
 		ds->size = s.size;
-		ds->name = strndup(p + off, s.namelen);
+		ds->name = demangle(strndup(p + off, s.namelen));
 		if (!ds->name)
 			goto out_nomem;
 		off += padded(s.namelen);
