@@ -51,7 +51,7 @@ def faults_gcc(request, tmp_path_factory, runtime_lib):  # noqa: F811
 
 
 def run_case(faults, tmp_path, mode, env=None, explicit_out=False,
-             timeout=240):
+             timeout=240, parse=True):
     """Run one case; returns (proc, key=values of the summary, trace).
     Small buffers that keep their first events (the default rings keep
     the last ones) keep the trace small."""
@@ -64,7 +64,7 @@ def run_case(faults, tmp_path, mode, env=None, explicit_out=False,
     assert "FAIL" not in proc.stdout, describe(proc)
     assert re.search(r"^errors=0$", proc.stdout, re.M), describe(proc)
     summary = key_values("toggles=", proc.stdout)
-    return proc, summary, read_trace(txt)
+    return proc, summary, read_trace(txt) if parse else txt.read_text()
 
 
 def workers(stdout):
@@ -102,6 +102,20 @@ def test_signals(faults, tmp_path, mode):
     if mode == "handler":
         assert any(e["func"] == "f_sig" and e["caller"] == "on_usr1"
                    for e in events)
+
+
+@pytest.mark.parametrize("mode", ["handler", "altstack", "sigwait", "forks",
+                                  "threads"])
+def test_graph_mode(faults, tmp_path, mode):
+    """The same cases in function-graph mode: every traced call returns
+    through the tracer's trampoline, in signal handlers (on an alternate
+    stack too), in forked children (which return through frames they
+    inherited) and in 100,000 short threads."""
+    proc, summary, text = run_case(faults, tmp_path, mode,
+                                   env={"LPTRACE_GRAPH": "1"}, parse=False)
+    assert int(summary["toggles"]) >= MIN_TOGGLES
+    assert text.startswith("# tracer: function_graph (lptrace)\n")
+    assert re.search(r"\| +f_\w+\(\);$", text, re.M), text[:2000]
 
 
 def test_forks(faults, tmp_path):
