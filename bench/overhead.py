@@ -10,6 +10,11 @@ every repetition), and reported as ratios of wall time to the first way:
   call-ret    -pg -mfentry, every site calls a __fentry__ that just returns
   nop         -pg -mfentry + runtime/liblptrace.a: every site NOP'd at start
   traced      the same binary with LPTRACE_FILTER='*': every call recorded
+              (entry only) in rings big enough to keep them all
+  stream      the same, streamed to a file by the writer thread
+              (LPTRACE_DATA), rings of the default size
+  graph-stream  function-graph mode (entry and exit of every call)
+              streamed to a file
 peers, when their tools exist:
   mnop-mcount gcc -mnop-mcount: the compiler's own 5-byte NOPs
   xray        clang -fxray-instrument -fxray-instruction-threshold=1, sleds
@@ -27,6 +32,7 @@ import argparse
 import os
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -107,6 +113,12 @@ def main():
     # LPTRACE_BUFSIZE is set below, once the number of calls is known,
     # so that every call is recorded, none dropped
     ways["traced"] = ([nop_exe], {"LPTRACE_FILTER": "*"})
+    ways["stream"] = ([nop_exe], {"LPTRACE_FILTER": "*", "LPTRACE_DATA":
+                                   os.path.join(out, "stream.data")})
+    ways["graph-stream"] = ([nop_exe], {"LPTRACE_FILTER": "*",
+                                        "LPTRACE_GRAPH": "1",
+                                        "LPTRACE_DATA":
+                                        os.path.join(out, "graph.data")})
     if shutil.which("gcc"):
         ways["mnop-mcount"] = ([build(out, src, "mnop", "gcc",
                                       ["-pg", "-mfentry", "-mnop-mcount"],
@@ -132,6 +144,19 @@ def main():
                             build(out, src, "pg-libc", "gcc", ["-pg"],
                                   [only_fentry])], {})
 
+    # the END record of a trace file (runtime/lptrace-data.h): its last
+    # 48 bytes, {type 6, len 40} then events, dropped, overwritten, ...
+    losses = {}
+
+    def end_record(path):
+        with open(path, "rb") as f:
+            f.seek(-48, os.SEEK_END)
+            rec = f.read()
+        rtype, _ = struct.unpack("<II", rec[:8])
+        if rtype != 6:
+            sys.exit(f"overhead: {path}: no END record")
+        return struct.unpack("<QQ", rec[8:24])      # events, dropped
+
     def run(name, rounds):
         argv, env = ways[name]
         full = dict(os.environ, LPTRACE_VERBOSE="0", **env)
@@ -142,6 +167,10 @@ def main():
         if p.returncode:
             sys.exit(f"overhead: {name} failed:\n{p.stderr}")
         line = [l for l in p.stdout.splitlines() if l.startswith("checksum=")]
+        data = env.get("LPTRACE_DATA")
+        if data:                # files of gigabytes: counted, then removed
+            losses.setdefault(name, []).append(end_record(data))
+            os.remove(data)
         return dt, line[0] if line else p.stdout
 
     rounds = args.rounds
@@ -175,6 +204,12 @@ def main():
         med = statistics.median(ts)
         lines.append(f"| {name} | {med:.3f} | {min(ts):.3f}–{max(ts):.3f} | "
                      f"{med / floor:.2f}× |")
+    if losses:
+        lines.append("")
+    for name, runs in losses.items():
+        events, dropped = sorted(runs, key=lambda r: r[1])[len(runs) // 2]
+        lines.append(f"{name}: {events} events written, {dropped} dropped "
+                     f"(the run with the median loss)")
     text = "\n".join(lines)
     print(text)
     if args.markdown:

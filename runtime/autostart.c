@@ -45,13 +45,15 @@ static void lpt_autostop(void)
 {
 	struct lpt_stats st;
 
+	lpt_stream_finish();
 	write_at_exit(lpt_auto.text, lpt_write_text);
 	write_at_exit(lpt_auto.json, lpt_write_json);
 	if (!lpt_verbose)
 		return;
 	lpt_stats(&st);
-	lpt_msg("%llu events, %llu dropped, %llu lost to recursion, %llu int3 traps, %llu sites enabled at exit",
+	lpt_msg("%llu events in the buffers, %llu dropped, %llu overwritten, %llu lost to recursion, %llu int3 traps, %llu sites enabled at exit",
 		(unsigned long long)st.events, (unsigned long long)st.dropped,
+		(unsigned long long)st.overwritten,
 		(unsigned long long)st.recursed,
 		(unsigned long long)st.traps, (unsigned long long)st.enabled);
 }
@@ -84,6 +86,7 @@ void lpt_autostart(void)
 	lpt_auto.text = env_copy("LPTRACE_OUT");
 	lpt_auto.json = env_copy("LPTRACE_JSON");
 	lpt_auto.pid = getpid();
-	if (lpt_auto.text || lpt_auto.json || lpt_verbose)
+	if (lpt_auto.text || lpt_auto.json || lpt_verbose ||
+	    lpt_stream_active())
 		atexit(lpt_autostop);
 }

@@ -13,8 +13,6 @@
 
 /* TSC_AUX holds the CPU number in its low 12 bits (Linux sets it). */
 #define LPT_TSC_AUX_CPU		0xfff
-/* The CPU of an event when the CPU has no RDTSCP. */
-#define LPT_CPU_UNKNOWN		0xffffffffu
 
 /* CPUID 0x80000001, EDX bit 27: RDTSCP. */
 #define LPT_CPUID_EXT		0x80000001u

@@ -123,6 +123,43 @@ static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
 }
 
 /*
+ * The recording mode, from the environment: ring, keep-first or stream
+ * buffers (LPTRACE_BUFSIZE, LPTRACE_KEEP, LPTRACE_DATA), entry-only or function graph
+ * (LPTRACE_GRAPH) with its filters (LPTRACE_DEPTH, LPTRACE_MIN_NS).
+ * Set once, before any site is enabled.
+ */
+static uint64_t lpt_min_ns;
+static unsigned int lpt_max_depth;
+
+static void mode_setup(void)
+{
+	static const char *const keep[] = { "last", "first", NULL };
+	const char *data = getenv("LPTRACE_DATA");
+	struct lpt_clock clk;
+	uint64_t ticks = 0;
+
+	if (lpt_ready)			/* a failed init tried already */
+		return;
+	lpt_record_setup(lpt_env_ulong("LPTRACE_BUFSIZE", LPT_BUFSIZE_DEFAULT,
+				       1, LPT_BUFSIZE_MAX),
+			 (data && *data) || lpt_env_word("LPTRACE_KEEP", keep, 0));
+	if (!lpt_env_ulong("LPTRACE_GRAPH", 0, 0, 1))
+		return;
+	lpt_max_depth = lpt_env_ulong("LPTRACE_DEPTH", 0, 0, LPT_DEPTH_MAX);
+	lpt_min_ns = lpt_env_ulong("LPTRACE_MIN_NS", 0, 0, LPT_MIN_NS_MAX);
+	if (lpt_min_ns) {
+		/* The threshold in TSC ticks: calibrate now (20 ms). */
+		lpt_clock_start();
+		lpt_clock_finish(&clk);
+		ticks = (unsigned __int128)lpt_min_ns * (clk.tsc1 - clk.tsc0) /
+			(clk.ns1 - clk.ns0);
+		if (!ticks)
+			ticks = 1;
+	}
+	lpt_graph_setup(lpt_max_depth, ticks);
+}
+
+/*
  * Every step can be run again: a step done by an earlier, failed try
  * returns at once, and set_state() takes up sites the failed try left
  * behind int3 (LPT_TRAP) or in the old state.
@@ -134,8 +171,7 @@ static int init_locked(void)
 	int err;
 
 	lpt_verbose = lpt_env_ulong("LPTRACE_VERBOSE", 0, 0, 1);
-	lpt_record_setup(lpt_env_ulong("LPTRACE_BUFSIZE", LPT_BUFSIZE_DEFAULT,
-				       1, LPT_BUFSIZE_MAX));
+	mode_setup();
 	if (!lpt_forkable) {
 		err = pthread_atfork(fork_prepare, fork_parent, fork_child);
 		if (err) {
@@ -156,6 +192,9 @@ static int init_locked(void)
 	err = lpt_sites_load(&lpt_st);
 	if (err)
 		return err;
+	/* A file that cannot be written is reported; tracing goes on. */
+	lpt_stream_setup(lpt_graph_on ? LPT_INFO_GRAPH : 0, lpt_min_ns,
+			 lpt_max_depth);
 
 	/* Every call __fentry__ becomes a NOP. */
 	err = set_state(LPT_NOP, NULL, &ndone);
@@ -223,6 +262,7 @@ void lpt_stats(struct lpt_stats *st)
 	st->traps = lpt_trap_count();
 	st->events = lpt_trace_count();
 	st->dropped = lpt_events_dropped();
+	st->overwritten = lpt_events_overwritten();
 	st->recursed = lpt_events_recursed();
 	st->buffers = lpt_buffers();
 	st->sync = lpt_sync_name();

@@ -69,7 +69,7 @@ mcount:
 	andq	$-16, %rsp
 	movq	8(%rbp), %rdi		/* function = return address - len */
 	subq	$\len, %rdi
-	movq	16(%rbp), %rsi		/* caller = its return address */
+	leaq	16(%rbp), %rsi		/* slot of its return address */
 	call	lpt_record
 	leaq	-72(%rbp), %rsp		/* 9 registers saved below rbp */
 	popq	%r11
@@ -90,6 +90,37 @@ mcount:
 
 	LPT_TRAMP lpt_tramp5, 5
 	LPT_TRAMP lpt_tramp6, 6
+
+/*
+ * Function-graph mode (graph.c): a hijacked function returns here, with
+ * %rsp just above the slot that held our address.  Saved: %rax and %rdx,
+ * the integer return values.  The vector and x87 return registers are
+ * not touched: lpt_graph_exit and all it calls are compiled with
+ * -mgeneral-regs-only.  The slot itself, now below %rsp, receives the
+ * original return address and the final ret pops it: the stack ends as
+ * the function's own ret would have left it.  The slot is free memory
+ * here: the caller's red zone cannot hold live data across a call.
+ */
+	.globl	lpt_graph_ret
+	.hidden	lpt_graph_ret
+	.type	lpt_graph_ret, @function
+	.p2align 4
+lpt_graph_ret:
+	subq	$8, %rsp		/* back over the slot: rsp = slot */
+	pushq	%rax
+	pushq	%rdx
+	pushq	%rbp
+	movq	%rsp, %rbp
+	andq	$-16, %rsp
+	leaq	24(%rbp), %rdi		/* the slot */
+	call	lpt_graph_exit
+	movq	%rbp, %rsp
+	popq	%rbp
+	movq	%rax, 16(%rsp)		/* original return address into the slot */
+	popq	%rdx
+	popq	%rax
+	ret
+	.size	lpt_graph_ret, . - lpt_graph_ret
 
 /*
  * Start-up hook.  A program pulls this object out of the archive

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "lptrace.h"
+#include "lptrace-data.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -32,6 +33,9 @@ void lpt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Events kept per thread: LPTRACE_BUFSIZE's default and range. */
 #define LPT_BUFSIZE_DEFAULT	(1ul << 18)
 #define LPT_BUFSIZE_MAX		(1ul << 28)	/* 8 GiB of address space */
+/* Graph mode's filters: LPTRACE_DEPTH and LPTRACE_MIN_NS ranges. */
+#define LPT_DEPTH_MAX		4096
+#define LPT_MIN_NS_MAX		1000000000000ul	/* 1000 s */
 
 /*
  * env.c: the environment's numbers and words, range-checked; a bad value
@@ -84,6 +88,8 @@ uintptr_t lpt_tramp_for(unsigned int len);
 /* symtab.c: the program's function symbols, from /proc/self/exe. */
 int lpt_symtab_load(void);
 const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off);
+size_t lpt_symtab_count(void);
+const char *lpt_symtab_get(size_t i, uintptr_t *addr, uint64_t *size);
 
 /* textpoke.c: rewrite live code safely (int3 protocol). */
 int lpt_sync_init(void);
@@ -102,32 +108,54 @@ void lpt_trap_set_chain(const struct sigaction *act, struct sigaction *old);
 int lpt_real_sigaction(int sig, const struct sigaction *act,
 		       struct sigaction *old);
 
-/* record.c: per-thread event buffers. */
-struct lpt_event {
-	uint64_t tsc;
-	uintptr_t func;		/* site address of the traced function */
-	uintptr_t caller;	/* return address into its caller */
-	uint32_t cpu;		/* LPT_CPU_UNKNOWN without RDTSCP */
-	pid_t tid;		/* the thread, whichever owned the buffer */
-};
+/* record.c: per-thread event rings (struct lpt_event: lptrace-data.h). */
+#define LPT_TLS __attribute__((tls_model("initial-exec")))
 
 struct lpt_tbuf {
 	struct lpt_tbuf *next;	/* global list, pushed atomically */
 	pid_t owner;		/* thread writing it; changed by CAS only */
 	char comm[16];		/* the owner's name when it took the buffer */
 	size_t cap;
-	size_t count;		/* written by the owner thread only (release) */
+	uint64_t head;		/* events published (owner, release) */
+	size_t pos;		/* head % cap (owner only) */
+	size_t held;		/* unpublished entries from ev[pos] on (owner) */
+	uint64_t tail;		/* stream mode: events drained (writer, release) */
 	uint64_t dropped;
 	struct lpt_event ev[];
 };
 
-void lpt_record_setup(size_t events_per_thread);
+extern __thread int lpt_busy LPT_TLS;	/* the thread is in the recorder */
+
+void lpt_record_setup(size_t events_per_thread, int no_overwrite);
+int lpt_record_overwrites(void);
 struct lpt_tbuf *lpt_tbuf_list(void);
-void lpt_record(uintptr_t func, uintptr_t caller);
+struct lpt_tbuf *lpt_tbuf_self(void);
+uint64_t lpt_tsc_cpu(uint32_t *cpu);
+int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc, uint32_t cpu,
+	     uintptr_t func, uint64_t arg, unsigned int depth, int hold);
+void lpt_emit_unhold(struct lpt_tbuf *b);
+void lpt_record(uintptr_t func, uintptr_t *slot);
 void lpt_record_forked(void);
+void lpt_count_recursed(void);
 uint64_t lpt_events_dropped(void);
+uint64_t lpt_events_overwritten(void);
 uint64_t lpt_events_recursed(void);
 uint64_t lpt_buffers(void);
+
+/* graph.c: function-graph mode (entry and exit through the return). */
+extern int lpt_graph_on;
+void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks);
+void lpt_graph_entry(uintptr_t func, uintptr_t *slot);
+uintptr_t lpt_graph_exit(uintptr_t *slot);
+
+/*
+ * stream.c: the binary trace file (LPTRACE_DATA), its writer thread,
+ * and the dump of the buffers on a fatal signal.
+ */
+int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
+		     unsigned int max_depth);
+int lpt_stream_active(void);
+void lpt_stream_finish(void);
 
 /*
  * file.c: a file that appears whole or not at all (temp file, rename),
@@ -144,6 +172,7 @@ int lpt_file_commit(struct lpt_file *o, int err);
 /* entry.S: what enabled sites call, one per site length. */
 void lpt_tramp5(void);
 void lpt_tramp6(void);
+void lpt_graph_ret(void);
 
 /* control.c: one lock for init, patching and writing */
 extern int lpt_verbose;

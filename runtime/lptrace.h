@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lptrace.h - run-time side of linkpass: patch the program's own
- * __mcount_loc sites and trace function entries.
+ * __mcount_loc sites and trace function entries (or entries and exits).
  *
  * Link a program built with `-pg -mfentry` against liblptrace.a (link
  * without -pg, which would add gprof's start files).  At start-up the
@@ -13,7 +13,19 @@
  *   LPTRACE_OUT=path     write the ftrace-style text trace at exit
  *   LPTRACE_JSON=path    write the Chrome trace-event JSON at exit
  *   LPTRACE_VERBOSE=0|1  print counts and timings on stderr
- *   LPTRACE_BUFSIZE=n    events kept per thread, 1 to 2^28 (default 2^18)
+ *   LPTRACE_BUFSIZE=n    events per thread ring, 1 to 2^28 (default 2^18)
+ *   LPTRACE_KEEP=w       "last" (default): a full ring overwrites its
+ *                        oldest event; "first": it drops new ones
+ *   LPTRACE_DATA=path    stream mode: a writer thread appends the events
+ *                        to this binary file while the program runs
+ *                        (read it with lptrace report/graph/dump)
+ *   LPTRACE_CRASH=path   ring mode: a fatal signal writes the rings here
+ *   LPTRACE_GRAPH=0|1    function-graph mode: entry and exit with
+ *                        durations, through the return address
+ *   LPTRACE_DEPTH=n      graph mode: record calls with fewer than n
+ *                        frames below them (0: all)
+ *   LPTRACE_MIN_NS=n     graph mode: drop calls shorter than n ns that
+ *                        have no recorded callee
  *   LPTRACE_SYNC=m       "sync_core" (default): membarrier SYNC_CORE when
  *                        the kernel has it, else rewrite code only while
  *                        one thread runs; "none": always the latter
@@ -46,13 +58,17 @@ struct lpt_stats {
 	uint64_t last_patched;	/* sites the last enable/disable rewrote */
 	uint64_t traps;		/* int3 hits emulated by the SIGTRAP handler */
 	uint64_t events;	/* trace events recorded, all threads */
-	uint64_t dropped;	/* events lost because a thread buffer was full */
+	uint64_t dropped;	/* events lost: stream mode, a thread buffer
+				   full before the writer drained it; or no
+				   buffer could be mapped */
 	const char *sync;	/* core-sync method in use */
 	uint64_t recursed;	/* events lost: traced call inside the tracer */
 	uint64_t skipped;	/* sites left alone by the last enable/disable:
 				   bytes not ours (a debugger's breakpoint) */
 	uint64_t buffers;	/* per-thread event buffers mapped (reused
 				   after their thread exits) */
+	uint64_t overwritten;	/* ring mode: older events replaced by newer
+				   ones in a full thread buffer */
 };
 
 /*
@@ -76,11 +92,16 @@ int lpt_disable(const char *glob);
 
 void lpt_stats(struct lpt_stats *st);
 
-/* Number of trace events recorded so far, all threads together. */
+/*
+ * Number of trace events in the buffers, all threads together (in
+ * stream mode: not yet written to the file).
+ */
 uint64_t lpt_trace_count(void);
 
 /*
- * Write the events recorded so far: ftrace-like text or Chrome
+ * Write the events in the buffers (ring mode: the last LPTRACE_BUFSIZE
+ * of each thread; stream mode: those not yet in the file): ftrace-like
+ * text or Chrome
  * trace-event JSON (opens in Perfetto / chrome://tracing).  The file is
  * written next to @path and renamed into place.  0 or a negative errno.
  */

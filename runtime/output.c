@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * output.c - write the recorded events: ftrace-like text, merged across
- * threads in time order, and Chrome trace-event JSON (Perfetto,
- * chrome://tracing).
+ * output.c - write the events still in the buffers as ftrace-like text
+ * or Chrome trace-event JSON, through render.c (the formats' one
+ * writer).
  *
- * Other threads may go on recording while we write: each buffer is read
- * up to the count loaded (acquire) at the start; later events are left
- * for the next write.  Files are written through file.c: whole or not
- * at all.
+ * Other threads may go on recording while we write: each buffer's
+ * window is copied (snapshot_take) and later events are left for the
+ * next write.  Files are written through file.c: whole or not at all.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,85 +15,156 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "internal.h"
+#include "render.h"
 
-/* One thread's events as seen by this write. */
-struct lpt_cursor {
-	const struct lpt_tbuf *b;
-	size_t i, n;
-	char comm[17];
-};
-
+/*
+ * The events as seen by this write: each buffer's window copied, so
+ * that the owner may go on (and, in ring mode, overwrite) meanwhile.
+ */
 struct lpt_snapshot {
-	struct lpt_cursor *c;
+	struct lpt_rthread *t;
+	struct lpt_event **copy;
 	size_t nthreads;
 	struct lpt_clock clk;
+	uint64_t total;
 };
 
-static void thread_comm(struct lpt_cursor *c)
+static void thread_comm(struct lpt_rthread *t, const struct lpt_tbuf *b)
 {
 	char path[64];
 	ssize_t r;
 	int fd;
 
 	/* The name may have changed since the first event: ask again. */
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", c->b->owner);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", b->owner);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	r = fd < 0 ? -1 : read(fd, c->comm, sizeof(c->comm) - 1);
+	r = fd < 0 ? -1 : read(fd, t->comm, sizeof(t->comm) - 1);
 	if (fd >= 0)
 		close(fd);
 	if (r > 0) {
-		c->comm[r] = '\0';
-		c->comm[strcspn(c->comm, "\n")] = '\0';
+		t->comm[r] = '\0';
+		t->comm[strcspn(t->comm, "\n")] = '\0';
 	} else {
-		memcpy(c->comm, c->b->comm, sizeof(c->b->comm));
-		c->comm[sizeof(c->comm) - 1] = '\0';
+		memcpy(t->comm, b->comm, sizeof(b->comm));
+		t->comm[sizeof(t->comm) - 1] = '\0';
 	}
-	if (!c->comm[0])
-		strcpy(c->comm, "<...>");
+	if (!t->comm[0])
+		strcpy(t->comm, "<...>");
+}
+
+/* May thread @tid be writing its buffer now?  Not if it is us or gone. */
+static int owner_runs(pid_t tid)
+{
+	return tid != gettid() &&
+	       !(syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH);
+}
+
+/*
+ * Copy the events of @b past its tail (stream mode: not yet drained;
+ * ring mode: the last cap), then drop those the owner may have
+ * overwritten while we copied (a seqlock-like read): below the
+ * reloaded head + held + 1 - cap (held entries and the slot being
+ * written lie past head), unless the owner has exited or is us.  In stream and keep-first modes the owner
+ * never writes a slot not yet drained, so nothing is dropped there.
+ */
+static int copy_window(struct lpt_rthread *t, struct lpt_event **copy,
+		       const struct lpt_tbuf *b)
+{
+	uint64_t head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+	uint64_t from = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE), i, keep;
+	struct lpt_event *v;
+
+	if (head - from > b->cap)
+		from = head - b->cap;
+	v = malloc((head - from ? head - from : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = from; i < head; i++)
+		v[i - from] = b->ev[i % b->cap];
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	keep = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+	keep += __atomic_load_n(&b->held, __ATOMIC_ACQUIRE) + 1;
+	keep = keep > b->cap ? keep - b->cap : 0;
+	if (lpt_record_overwrites() && keep > from && owner_runs(b->owner)) {
+		if (keep > head)
+			keep = head;
+		memmove(v, v + (keep - from), (head - keep) * sizeof(*v));
+		from = keep;
+	}
+	*copy = v;
+	t->ev = v;
+	t->n = head - from;
+	t->tid = b->owner;
+	thread_comm(t, b);
+	return 0;
+}
+
+static void snapshot_free(struct lpt_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nthreads; i++)
+		free(s->copy[i]);
+	free(s->copy);
+	free(s->t);
 }
 
 static int snapshot_take(struct lpt_snapshot *s)
 {
 	const struct lpt_tbuf *b, *head = lpt_tbuf_list();
-	size_t i = 0;
+	size_t i = 0, n = 0;
+	int err = 0;
 
-	s->nthreads = 0;
+	memset(s, 0, sizeof(*s));
 	for (b = head; b; b = b->next)
-		s->nthreads++;
-	s->c = calloc(s->nthreads ? s->nthreads : 1, sizeof(*s->c));
-	if (!s->c)
+		n++;
+	s->t = calloc(n ? n : 1, sizeof(*s->t));
+	s->copy = calloc(n ? n : 1, sizeof(*s->copy));
+	if (!s->t || !s->copy) {
+		snapshot_free(s);
 		return -ENOMEM;
-	for (b = head; b && i < s->nthreads; b = b->next, i++) {
-		s->c[i].b = b;
-		s->c[i].n = __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
-		thread_comm(&s->c[i]);
+	}
+	for (b = head; b && i < n && !err; b = b->next, i++) {
+		err = copy_window(&s->t[i], &s->copy[i], b);
+		s->total += s->t[i].n;
 	}
 	s->nthreads = i;
+	if (err) {
+		snapshot_free(s);
+		return err;
+	}
 	lpt_clock_finish(&s->clk);
 	lpt_sites_name();
 	return 0;
 }
 
+/* Events still in the buffers (stream mode: not yet written to the file). */
 uint64_t lpt_trace_count(void)
 {
 	const struct lpt_tbuf *b;
-	uint64_t n = 0;
+	uint64_t n = 0, h, t;
 
-	for (b = lpt_tbuf_list(); b; b = b->next)
-		n += __atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+	for (b = lpt_tbuf_list(); b; b = b->next) {
+		h = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+		t = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+		n += h - t < b->cap ? h - t : b->cap;
+	}
 	return n;
 }
 
 /* Name of a traced function: its site's name. */
-static const char *func_name(uintptr_t site, char *buf, size_t size)
+static const char *func_name(void *ctx, uint64_t site, char *buf,
+			     size_t size)
 {
 	const struct lpt_site *s = lpt_site_find(site);
 
+	(void)ctx;
 	if (s && s->name)
 		return s->name;
 	snprintf(buf, size, "0x%lx", (unsigned long)site);
@@ -106,162 +176,56 @@ static const char *func_name(uintptr_t site, char *buf, size_t size)
  * call that ends a function returns just past its end.  Addresses
  * outside the program (libc's thread start) are asked of ld.so.
  */
-static const char *caller_name(uintptr_t ret, char *buf, size_t size)
+static const char *caller_name(void *ctx, uint64_t ret, char *buf,
+			       size_t size)
 {
 	const char *name;
 	uintptr_t off;
 	Dl_info info;
 
+	(void)ctx;
 	name = lpt_symtab_lookup(ret - 1, &off);
 	if (name)
 		return name;
-	if (dladdr((void *)(ret - 1), &info) && info.dli_sname)
+	if (dladdr((void *)(uintptr_t)(ret - 1), &info) && info.dli_sname)
 		return info.dli_sname;
 	snprintf(buf, size, "0x%lx", (unsigned long)ret);
 	return buf;
 }
 
-/* Min-heap of cursors keyed by their next event's TSC. */
-static uint64_t key(const struct lpt_cursor *c)
+static void render_init(struct lpt_render *r, const struct lpt_snapshot *s)
 {
-	return c->b->ev[c->i].tsc;
-}
-
-static void heap_down(struct lpt_cursor **h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct lpt_cursor *t;
-
-		if (l < n && key(h[l]) < key(h[m]))
-			m = l;
-		if (l + 1 < n && key(h[l + 1]) < key(h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static void text_event(FILE *f, const struct lpt_cursor *c,
-		       const struct lpt_clock *clk)
-{
-	const struct lpt_event *e = &c->b->ev[c->i];
-	char fbuf[32], cbuf[32], cpu[12];
-	uint64_t ns = lpt_tsc_ns(clk, e->tsc);
-	/* The buffer's name is its owner's: older events get ftrace's "<...>". */
-	const char *comm = e->tid == c->b->owner ? c->comm : "<...>";
-
-	if (e->cpu == LPT_CPU_UNKNOWN)
-		strcpy(cpu, "???");
-	else
-		snprintf(cpu, sizeof(cpu), "%03u", e->cpu);
-	fprintf(f, "%16.16s-%-7d [%s] %6llu.%06llu: %s <-%s\n",
-		comm, e->tid, cpu,
-		(unsigned long long)(ns / 1000000000ull),
-		(unsigned long long)(ns / 1000 % 1000000ull),
-		func_name(e->func, fbuf, sizeof(fbuf)),
-		caller_name(e->caller, cbuf, sizeof(cbuf)));
+	memset(r, 0, sizeof(*r));
+	r->t = s->t;
+	r->nthreads = s->nthreads;
+	r->tsc0 = s->clk.tsc0;
+	r->ns0 = s->clk.ns0;
+	r->tsc1 = s->clk.tsc1;
+	r->ns1 = s->clk.ns1;
+	r->func_name = func_name;
+	r->caller_name = caller_name;
+	r->pid = getpid();
+	r->comm = program_invocation_short_name;
+	r->graph = lpt_graph_on;
+	r->total = s->total;
+	r->lost = lpt_events_dropped() + lpt_events_overwritten();
+	r->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 static int write_text(FILE *f, struct lpt_snapshot *s)
 {
-	struct lpt_cursor **h;
-	size_t i, n = 0;
-	uint64_t total = 0;
+	struct lpt_render r;
 
-	h = malloc((s->nthreads ? s->nthreads : 1) * sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	for (i = 0; i < s->nthreads; i++) {
-		total += s->c[i].n;
-		if (s->c[i].n)
-			h[n++] = &s->c[i];
-	}
-	fprintf(f, "# tracer: function (lptrace)\n#\n");
-	fprintf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
-		(unsigned long long)total,
-		(unsigned long long)(total + lpt_events_dropped()),
-		sysconf(_SC_NPROCESSORS_ONLN));
-	fprintf(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
-	fprintf(f, "#              | |         |         |         |\n");
-	for (i = n / 2; i-- > 0;)
-		heap_down(h, n, i);
-	while (n) {
-		text_event(f, h[0], &s->clk);
-		if (++h[0]->i == h[0]->n)
-			h[0] = h[--n];
-		heap_down(h, n, 0);
-	}
-	free(h);
-	return 0;
+	render_init(&r, s);
+	return lpt_render_text(f, &r);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
-}
-
-static void json_meta(FILE *f, const char *what, int pid, int tid,
-		      const char *name)
-{
-	fprintf(f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-		what, pid, tid);
-	json_string(f, name);
-	fputs("}},\n", f);
-}
-
-/*
- * Instant events ("ph":"i", thread scope): the tracer sees function
- * entries only, so there is no duration to draw.  "ts" is in
- * microseconds, with the nanoseconds as a fraction.
- */
 static int write_json(FILE *f, struct lpt_snapshot *s)
 {
-	char fbuf[32], cbuf[32];
-	int pid = getpid();
-	size_t t, i;
+	struct lpt_render r;
 
-	fputs("{\"traceEvents\":[\n", f);
-	json_meta(f, "process_name", pid, pid, program_invocation_short_name);
-	for (t = 0; t < s->nthreads; t++) {
-		const struct lpt_cursor *c = &s->c[t];
-
-		json_meta(f, "thread_name", pid, c->b->owner, c->comm);
-		for (i = 0; i < c->n; i++) {
-			const struct lpt_event *e = &c->b->ev[i];
-			uint64_t ns = lpt_tsc_ns(&s->clk, e->tsc);
-
-			fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"function\",\"name\":", f);
-			json_string(f, func_name(e->func, fbuf, sizeof(fbuf)));
-			fprintf(f, ",\"ts\":%llu.%03llu,\"pid\":%d,\"tid\":%d,\"args\":{\"caller\":",
-				(unsigned long long)(ns / 1000),
-				(unsigned long long)(ns % 1000), pid, e->tid);
-			json_string(f, caller_name(e->caller, cbuf, sizeof(cbuf)));
-			if (e->cpu != LPT_CPU_UNKNOWN)
-				fprintf(f, ",\"cpu\":%u", e->cpu);
-			fputs("}},\n", f);
-		}
-	}
-	/* A last metadata event, so that every event above ends in a comma. */
-	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%d,\"tid\":%d,\"args\":{\"labels\":\"lptrace\"}}\n",
-		pid, pid);
-	fputs("],\"displayTimeUnit\":\"ns\"}\n", f);
-	return 0;
+	render_init(&r, s);
+	return lpt_render_json(f, &r);
 }
 
 static int write_file(const char *path,
@@ -283,7 +247,7 @@ static int write_file(const char *path,
 	err = lpt_file_commit(&out, fn(out.f, &snap));
 
 out_free_snap:
-	free(snap.c);
+	snapshot_free(&snap);
 out_unlock:
 	lpt_unlock();
 	return err;

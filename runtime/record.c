@@ -1,24 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record.c - the hot path: store one event per traced call in a buffer
- * owned by the calling thread.
+ * record.c - the hot path: store one event per traced call (or per
+ * entry and exit in graph mode, graph.c) in a buffer owned by the
+ * calling thread.
+ *
+ * Each buffer is a ring of `cap` events.  `head` counts the events ever
+ * published in it; the next one goes to ev[pos], pos = head % cap.
+ *
+ *   ring mode (default)   the owner overwrites the oldest event: the
+ *                         buffer keeps the most recent `cap` events, and
+ *                         head - cap of them were overwritten (counted,
+ *                         never lost silently);
+ *   stream mode           (LPTRACE_DATA, stream.c) a writer thread drains
+ *                         events [tail, head) to the file and advances
+ *                         `tail`; the owner never overwrites an event not
+ *                         yet drained: when head - tail == cap the event
+ *                         is dropped and counted;
+ *   keep-first mode       (LPTRACE_KEEP=first) the same with no writer:
+ *                         tail stays 0, the first `cap` events are kept
+ *                         and the later ones dropped and counted.
  *
  * No lock: each buffer has one owner thread at a time, which alone
- * writes it and publishes its count with a release store; a writer
- * reading other threads' buffers loads the count with acquire and reads
- * only below it.  Buffers are linked into a global list with a
- * compare-and-swap push and never unmapped while the process runs, so
- * events of exited threads are kept.
+ * writes ev[], pos and head, and publishes head with a release store; a
+ * reader loads head with acquire and reads only below it.  In stream
+ * mode the writer alone advances tail (release), and the owner loads it
+ * with acquire before it reuses a slot, so a slot is never written while
+ * it is being drained.  In ring mode a reader at exit copies the window
+ * and then discards what the owner may have overwritten meanwhile
+ * (output.c).  Buffers are linked into a global list with a
+ * compare-and-swap push and never unmapped while the process runs.
+ *
+ * Held events (graph mode's minimum duration): entries are written
+ * after ev[pos] without being published, a stack of them, one per open
+ * call; a call that turns out short drops its own (the last held), and
+ * the first event that stays (an exit of a long enough call) publishes
+ * them all first.  No reader ever sees a held event, so dropping one
+ * races with nobody.
  *
  * Reuse: a thread's first event looks for a buffer whose owner has
  * exited (tgkill(pid, owner, 0) fails with ESRCH) and takes it over with
  * a compare-and-swap of the owner field, so two new threads never share
- * one; only when none is free is a new buffer mapped.  A program that
- * starts 100,000 short threads therefore holds as many buffers as it
- * ever had threads at once.  Events carry their thread id, so a reused
- * buffer still tells whose each event was.  A dead owner's tid may be
- * reused by a new thread: then that buffer merely stays unclaimed
- * (it can never be claimed twice).
+ * one; only when none is free is a new buffer mapped.  Events carry
+ * their thread id, so a reused buffer still tells whose each event was.
  *
  * This file is compiled with -mgeneral-regs-only: the trampoline does
  * not save vector registers (entry.S).  Everything here is notrace, and
@@ -37,23 +60,28 @@
 #include "clock.h"
 #include "internal.h"
 
-#define LPT_TLS __attribute__((tls_model("initial-exec")))
-
 static __thread struct lpt_tbuf *lpt_self LPT_TLS;
-static __thread int lpt_busy LPT_TLS;	/* recursion guard */
+__thread int lpt_busy LPT_TLS;		/* recursion guard */
 
 static struct lpt_tbuf *lpt_head;
 static size_t lpt_cap = LPT_BUFSIZE_DEFAULT;
 static int lpt_rdtscp_ok;
+static int lpt_no_overwrite;		/* stream or keep-first mode */
 static uint64_t lpt_recursed;		/* events lost to recursion */
 
 /* Where a thread records when it could not get a buffer: drops only. */
 static struct lpt_tbuf lpt_nobuf;
 
-void lpt_record_setup(size_t events_per_thread)
+void lpt_record_setup(size_t events_per_thread, int no_overwrite)
 {
 	lpt_cap = events_per_thread;
+	lpt_no_overwrite = no_overwrite;
 	lpt_rdtscp_ok = lpt_have_rdtscp();
+}
+
+int lpt_record_overwrites(void)
+{
+	return !lpt_no_overwrite;
 }
 
 struct lpt_tbuf *lpt_tbuf_list(void)
@@ -61,6 +89,7 @@ struct lpt_tbuf *lpt_tbuf_list(void)
 	return __atomic_load_n(&lpt_head, __ATOMIC_ACQUIRE);
 }
 
+/* Async-signal-safe: relaxed loads of counters and the list. */
 uint64_t lpt_events_dropped(void)
 {
 	const struct lpt_tbuf *b;
@@ -68,6 +97,20 @@ uint64_t lpt_events_dropped(void)
 
 	for (b = lpt_tbuf_list(); b; b = b->next)
 		n += __atomic_load_n(&b->dropped, __ATOMIC_RELAXED);
+	return n;
+}
+
+uint64_t lpt_events_overwritten(void)
+{
+	const struct lpt_tbuf *b;
+	uint64_t n = 0, h;
+
+	if (lpt_no_overwrite)
+		return 0;
+	for (b = lpt_tbuf_list(); b; b = b->next) {
+		h = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+		n += h > b->cap ? h - b->cap : 0;
+	}
 	return n;
 }
 
@@ -84,6 +127,11 @@ uint64_t lpt_buffers(void)
 uint64_t lpt_events_recursed(void)
 {
 	return __atomic_load_n(&lpt_recursed, __ATOMIC_RELAXED);
+}
+
+void lpt_count_recursed(void)
+{
+	__atomic_fetch_add(&lpt_recursed, 1, __ATOMIC_RELAXED);
 }
 
 static notrace size_t tbuf_size(size_t cap)
@@ -112,8 +160,9 @@ static notrace struct lpt_tbuf *tbuf_reuse(pid_t self)
 						 __ATOMIC_ACQ_REL,
 						 __ATOMIC_RELAXED))
 			continue;
-		/* Pairs with the dead owner's release of its last count. */
-		(void)__atomic_load_n(&b->count, __ATOMIC_ACQUIRE);
+		/* Pairs with the dead owner's release of its last head. */
+		(void)__atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+		b->held = 0;	/* a dead owner's held entry stays unpublished */
 		return b;
 	}
 	return NULL;
@@ -145,6 +194,20 @@ static notrace struct lpt_tbuf *tbuf_get(void)
 	return b;
 }
 
+/* The calling thread's buffer (mapped on first use).  Caller is busy. */
+notrace struct lpt_tbuf *lpt_tbuf_self(void)
+{
+	struct lpt_tbuf *b = lpt_self;
+
+	if (!b) {
+		int saved_errno = errno;
+
+		b = lpt_self = tbuf_get();
+		errno = saved_errno;
+	}
+	return b;
+}
+
 /*
  * In a forked child (the only thread, atfork handler): the buffers
  * hold the parent's events, which the parent writes; the child starts
@@ -157,45 +220,105 @@ void lpt_record_forked(void)
 {
 	lpt_head = NULL;
 	lpt_self = NULL;
+	/* The parent's file is not ours (stream.c): rings, as by default. */
+	lpt_no_overwrite = 0;
 	lpt_nobuf.dropped = 0;
 	lpt_recursed = 0;
 }
 
-/* Called by the trampoline: @func is the site, @caller a return address. */
-notrace void lpt_record(uintptr_t func, uintptr_t caller)
+/* Publish the held events, if any: they become ev[head...]. */
+static notrace void publish_held(struct lpt_tbuf *b)
+{
+	size_t k = b->held;
+
+	if (!k)
+		return;
+	b->held = 0;
+	b->pos = (b->pos + k) % b->cap;
+	__atomic_store_n(&b->head, b->head + k, __ATOMIC_RELEASE);
+}
+
+notrace uint64_t lpt_tsc_cpu(uint32_t *cpu)
+{
+	*cpu = LPT_EV_CPU_UNKNOWN;
+	return lpt_rdtscp_ok ? lpt_rdtscp(cpu) : lpt_rdtsc();
+}
+
+/*
+ * Store one event of the calling thread (which is busy) in @b.  With
+ * @hold it is written after the events already held and stays
+ * unpublished: a call that turns out short drops it again
+ * (lpt_emit_unhold); any event emitted without @hold publishes all the
+ * held ones first.  Returns 0, or -1 when dropped (stream and
+ * keep-first modes, buffer full).
+ */
+notrace int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
+		     uint32_t cpu, uintptr_t func, uint64_t arg,
+		     unsigned int depth, int hold)
+{
+	struct lpt_event *e;
+	size_t idx;
+
+	if (!hold)
+		publish_held(b);
+	if (!b->cap || (hold && b->held + 1 >= b->cap) ||
+	    (lpt_no_overwrite &&
+	     b->head + b->held - __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) >=
+	     b->cap)) {
+		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	idx = b->pos + b->held;		/* held < cap: one wrap at most */
+	e = &b->ev[idx >= b->cap ? idx - b->cap : idx];
+	e->tsc = tsc;
+	e->func = func;
+	e->arg = arg;
+	e->tid = b->owner;
+	e->cpu = cpu;
+	e->kind = kind;
+	e->depth = depth > 255 ? 255 : depth;
+	if (hold) {
+		/* A reader loads held after head: see output.c. */
+		__atomic_store_n(&b->held, b->held + 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	b->pos = b->pos + 1 == b->cap ? 0 : b->pos + 1;
+	__atomic_store_n(&b->head, b->head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Drop the last held event (the caller's own entry, see graph.c). */
+notrace void lpt_emit_unhold(struct lpt_tbuf *b)
+{
+	__atomic_store_n(&b->held, b->held - 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Called by the trampoline: @func is the site, @slot the traced
+ * function's return-address slot (its caller's return address).
+ */
+notrace void lpt_record(uintptr_t func, uintptr_t *slot)
 {
 	struct lpt_tbuf *b;
-	struct lpt_event *e;
-	uint32_t cpu = LPT_CPU_UNKNOWN;
-	size_t n;
+	uint32_t cpu;
+	uint64_t tsc;
 
+	if (lpt_graph_on) {
+		lpt_graph_entry(func, slot);
+		return;
+	}
 	if (lpt_busy) {
-		__atomic_fetch_add(&lpt_recursed, 1, __ATOMIC_RELAXED);
+		lpt_count_recursed();
 		return;
 	}
 	lpt_busy = 1;
 	/* A signal handler that traces sees lpt_busy before we go on. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 
-	b = lpt_self;
-	if (!b) {
-		int saved_errno = errno;
-
-		b = lpt_self = tbuf_get();
-		errno = saved_errno;
-	}
-	n = b->count;
-	if (n < b->cap) {
-		e = &b->ev[n];
-		e->tsc = lpt_rdtscp_ok ? lpt_rdtscp(&cpu) : lpt_rdtsc();
-		e->cpu = cpu;
-		e->tid = b->owner;
-		e->func = func;
-		e->caller = caller;
-		__atomic_store_n(&b->count, n + 1, __ATOMIC_RELEASE);
-	} else {
-		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
-	}
+	/* The buffer first: a thread's first event may search a while. */
+	b = lpt_tbuf_self();
+	tsc = lpt_tsc_cpu(&cpu);
+	lpt_emit(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0, 0);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lpt_busy = 0;

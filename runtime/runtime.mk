@@ -33,7 +33,7 @@ build/runtime/%.o: runtime/%.c $(RT_HDRS) runtime/runtime.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -c $< -o $@
 
-build/runtime/record.o: RT_CFLAGS += -mgeneral-regs-only
+build/runtime/record.o build/runtime/graph.o: RT_CFLAGS += -mgeneral-regs-only
 
 build/runtime/entry.o: runtime/entry.S runtime/runtime.mk
 	@mkdir -p $(dir $@)
@@ -47,4 +47,18 @@ runtime/nopbench: runtime/nopbench.c include/x86-insn.h runtime/runtime.mk
 	$(CC) $(RT_CFLAGS) -o $@ $<
 
 runtime-clean:
-	rm -rf build/runtime runtime/liblptrace.a runtime/nopbench
+	rm -rf build/runtime runtime/liblptrace.a runtime/nopbench \
+		runtime/lptrace-cli/lptrace
+
+# lptrace, the command-line tool (runtime/lptrace-cli/): it reads the
+# trace files and writes their text and JSON through the runtime's own
+# render.c, so the formats have one writer.  libstdc++ gives it the
+# toolchain's own C++ demangler (__cxa_demangle).
+CLI_SRCS := $(wildcard runtime/lptrace-cli/*.c) runtime/render.c
+CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
+	    runtime/lptrace-data.h
+
+runtime: runtime/lptrace-cli/lptrace
+
+runtime/lptrace-cli/lptrace: $(CLI_SRCS) $(CLI_HDRS) runtime/runtime.mk
+	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++

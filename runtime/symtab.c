@@ -217,3 +217,16 @@ const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off)
 	*off = addr - f->addr;
 	return f->name;
 }
+
+/* The functions, in address order, for the trace file (stream.c). */
+size_t lpt_symtab_count(void)
+{
+	return symtab.n;
+}
+
+const char *lpt_symtab_get(size_t i, uintptr_t *addr, uint64_t *size)
+{
+	*addr = symtab.v[i].addr;
+	*size = symtab.v[i].size;
+	return symtab.v[i].name;
+}

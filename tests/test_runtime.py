@@ -30,6 +30,7 @@ RUNTIME = REPO / "runtime"
 PROGS = Path(__file__).resolve().parent / "runtime"
 LIB = RUNTIME / "liblptrace.a"
 NOPBENCH = RUNTIME / "nopbench"
+LPTRACE = RUNTIME / "lptrace-cli" / "lptrace"
 
 
 
@@ -80,7 +81,7 @@ def runtime_lib():
         pytest.skip("not installed: make")
     proc = subprocess.run(["make", "-s", "-C", str(REPO), "-f",
                            "runtime/runtime.mk", "runtime/liblptrace.a",
-                           "runtime/nopbench"],
+                           "runtime/nopbench", "runtime/lptrace-cli/lptrace"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail("building runtime failed:\n" + describe(proc))
@@ -535,8 +536,12 @@ def test_stress_enable_disable_while_running(builder, tmp_path, sync):
     txt = tmp_path / "trace.txt"
     # Small buffers keep the trace file small; events past them are
     # dropped and counted.  Each function's first enabled runs come early.
+    # Small buffers keep the trace file small; they keep their first
+    # events (rings would keep the last ones), and each function's first
+    # enabled runs come early.  Events past them are dropped and counted.
     proc = run([exe, 4, STRESS_ROUNDS, txt], timeout=600,
-               env={"LPTRACE_BUFSIZE": "20000", "LPTRACE_SYNC": sync})
+               env={"LPTRACE_BUFSIZE": "20000", "LPTRACE_KEEP": "first",
+                    "LPTRACE_SYNC": sync})
     summary = check_stress(proc, txt, min_toggles=1000)
     assert summary["sync"] == {"sync_core": "membarrier-sync-core"}[sync]
 
@@ -558,7 +563,7 @@ def test_stress_under_thread_sanitizer(builder, tmp_path):
     exe = builder.build("stress", extra=("-fsanitize=thread",))
     txt = tmp_path / "trace.txt"
     proc = run([exe, 4, 80, txt, "notimer"], timeout=600,
-               env={"LPTRACE_BUFSIZE": "5000"})
+               env={"LPTRACE_BUFSIZE": "5000", "LPTRACE_KEEP": "first"})
     assert "ThreadSanitizer" not in proc.stderr, proc.stderr
     check_stress(proc, txt, min_toggles=220)
 

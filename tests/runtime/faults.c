@@ -673,9 +673,10 @@ static void report(const char *out)
 	struct lpt_stats st;
 
 	lpt_stats(&st);
-	printf("toggles=%ld refusals=%ld sig_runs=%ld traps=%llu events=%llu dropped=%llu recursed=%llu enabled=%llu sync=%s\n",
+	printf("toggles=%ld refusals=%ld sig_runs=%ld traps=%llu events=%llu dropped=%llu overwritten=%llu recursed=%llu enabled=%llu sync=%s\n",
 	       toggles, refusals, sig_runs, (unsigned long long)st.traps,
 	       (unsigned long long)st.events, (unsigned long long)st.dropped,
+	       (unsigned long long)st.overwritten,
 	       (unsigned long long)st.recursed,
 	       (unsigned long long)st.enabled, st.sync);
 	/* With LPTRACE=off nothing writes at exit: write here. */

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * graph.c - function-graph mode (LPTRACE_GRAPH=1): entry and exit of
+ * every traced call, through its return address.
+ *
+ * At entry (lpt_graph_entry, from the trampoline) the traced function
+ * has not touched its frame: *slot is its return address into the
+ * caller.  We push {original, slot, entry time, function} on the
+ * thread's shadow stack and write lpt_graph_ret (entry.S) into *slot.
+ * When the function returns it lands in lpt_graph_ret, which saves the
+ * return-value registers and calls lpt_graph_exit(slot); that pops the
+ * frame, records the exit, and gives back the original address, where
+ * lpt_graph_ret returns to.
+ *
+ * What keeps the shadow stack right:
+ *
+ *   recursion      every call has its own slot and frame;
+ *   tail calls     A jumps to B: B's entry finds lpt_graph_ret already in
+ *                  the slot.  B is pushed with the same slot, marked as
+ *                  a tail call; the one return through the slot pops B
+ *                  and, because B is marked, A (and so on down);
+ *   longjmp, siglongjmp
+ *                  frames jumped over never return.  Each entry pops
+ *                  them from the top: a frame whose slot no longer holds
+ *                  lpt_graph_ret (a later call wrote its own return
+ *                  address there), or whose slot lies below the new
+ *                  call's on the same stack (a live caller's is always
+ *                  above), or on the alternate signal stack once we no
+ *                  longer run there (frame_dead).  A handler running on
+ *                  the alternate stack never pops the frames it
+ *                  interrupted.  An exit finds its frame by
+ *                  equality, the top-most frame with its slot, and pops
+ *                  the frames above it too: jumped over, they exit now;
+ *   signals        a handler's calls push and pop above the interrupted
+ *                  frames; a handler that runs while this file is busy
+ *                  is not hijacked (counted as recursion);
+ *   disabled sites a function disabled while on the stack still returns
+ *                  through lpt_graph_ret: the trampoline and the frames
+ *                  stay, only new calls stop being traced.
+ *
+ * Not handled (docs/runtime.md): C++ exceptions and pthread_cancel
+ * unwinding through a hijacked frame (the unwinder finds lpt_graph_ret
+ * as a return address); code that reads its own return address.
+ *
+ * Filters, applied here while recording:
+ *   depth    a call with LPTRACE_DEPTH frames below it is not hijacked
+ *            and not recorded; its callees see the same depth, so none
+ *            of them is recorded either;
+ *   time     entries are held (record.c), unpublished, until an exit is
+ *            recorded; a call shorter than LPTRACE_MIN_NS whose entry is
+ *            still held (no callee kept) drops it and records no exit;
+ *            a long call's exit publishes its entry and its callers';
+ *   glob     only enabled sites come here (LPTRACE_FILTER).
+ *
+ * The shadow stack is mapped on a thread's first call (mmap is
+ * async-signal-safe); a thread deeper than LPT_SHADOW_MAX frames records
+ * the excess calls as dropped.  Compiled like record.c
+ * (-mgeneral-regs-only, notrace, system calls only).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define LPT_SHADOW_MAX	4096
+
+struct lpt_frame {
+	uintptr_t orig;		/* the return address we replaced */
+	uintptr_t *slot;	/* where it was */
+	uint64_t tsc;		/* entry time */
+	uintptr_t func;		/* site of the traced function */
+	int tail;		/* pushed by a tail call: shares the slot of
+				   the frame below, returns with it */
+	int held;		/* its entry is held (minimum duration) */
+};
+
+struct lpt_shadow {
+	unsigned int n;
+	struct lpt_frame f[LPT_SHADOW_MAX];
+};
+
+int lpt_graph_on;
+static unsigned int lpt_max_depth;	/* 0: no limit */
+static uint64_t lpt_min_ticks;		/* 0: no limit */
+
+static __thread struct lpt_shadow *lpt_shadow LPT_TLS;
+
+void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks)
+{
+	lpt_max_depth = max_depth;
+	lpt_min_ticks = min_ticks;
+	lpt_graph_on = 1;
+}
+
+static notrace struct lpt_shadow *shadow_self(void)
+{
+	struct lpt_shadow *sh = lpt_shadow;
+	int saved_errno;
+
+	if (sh)
+		return sh;
+	saved_errno = errno;
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	errno = saved_errno;
+	if (sh == MAP_FAILED)
+		return NULL;
+	lpt_shadow = sh;
+	return sh;
+}
+
+/*
+ * Is the frame whose slot is @top, below a new call's @slot, dead?  A
+ * live caller's slot is never below its callee's on the same stack.
+ * Asked only in that rare case, so one sigaltstack(2) then is cheap.
+ * Frames on the alternate signal stack are dead if we no longer run on
+ * it (siglongjmp out of a handler); frames on another stack than ours
+ * are otherwise kept.  Only the alternate signal stack is known: other
+ * stacks (swapcontext) are not told apart.
+ */
+static notrace int frame_dead(uintptr_t *top, uintptr_t *slot, stack_t *alt)
+{
+	uintptr_t lo, hi;
+	int saved_errno, top_alt, slot_alt;
+
+	if (alt->ss_flags == -1) {
+		saved_errno = errno;
+		if (sigaltstack(NULL, alt))
+			alt->ss_flags = SS_DISABLE;
+		errno = saved_errno;
+	}
+	if (alt->ss_flags & SS_DISABLE)
+		return 1;
+	lo = (uintptr_t)alt->ss_sp;
+	hi = lo + alt->ss_size;
+	top_alt = (uintptr_t)top - lo < hi - lo;
+	slot_alt = (uintptr_t)slot - lo < hi - lo;
+	if (top_alt && !(alt->ss_flags & SS_ONSTACK))
+		return 1;
+	return top_alt == slot_alt;
+}
+
+/* Pop the top frame, recording its exit at @tsc. */
+static notrace void pop_exit(struct lpt_shadow *sh, struct lpt_tbuf *b,
+			     uint64_t tsc, uint32_t cpu)
+{
+	const struct lpt_frame *f = &sh->f[--sh->n];
+
+	/* Held entries above ours were dropped by their short calls. */
+	if (f->held && b->held && tsc - f->tsc < lpt_min_ticks) {
+		lpt_emit_unhold(b);
+		return;
+	}
+	lpt_emit(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, sh->n, 0);
+}
+
+/* Pop the top frame; its exit is recorded unless the recorder is busy. */
+static notrace void pop_frame(struct lpt_shadow *sh, struct lpt_tbuf *b,
+			      uint64_t tsc, uint32_t cpu, int busy)
+{
+	if (busy)
+		sh->n--;
+	else
+		pop_exit(sh, b, tsc, cpu);
+}
+
+notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
+{
+	uintptr_t ret = (uintptr_t)lpt_graph_ret, orig = *slot;
+	struct lpt_shadow *sh;
+	struct lpt_tbuf *b;
+	struct lpt_frame *f;
+	stack_t alt = { .ss_flags = -1 };
+	uint64_t tsc;
+	uint32_t cpu;
+
+	if (lpt_busy) {
+		lpt_count_recursed();
+		return;
+	}
+	lpt_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+
+	sh = shadow_self();
+	b = lpt_tbuf_self();	/* before the time: it may search a while */
+	tsc = lpt_tsc_cpu(&cpu);
+	if (!sh)
+		goto out_drop;
+	/*
+	 * Jumped-over frames: their slot was reused by a later call, or
+	 * lies below ours on the same stack.
+	 */
+	while (sh->n) {
+		uintptr_t *top = sh->f[sh->n - 1].slot;
+
+		if (*top == ret && (top >= slot || !frame_dead(top, slot, &alt)))
+			break;
+		pop_exit(sh, b, tsc, cpu);
+	}
+	if (orig == ret) {
+		/* A tail call: the slot's frame is on top, keep its original. */
+		if (!sh->n || sh->f[sh->n - 1].slot != slot)
+			goto out;	/* cannot happen: leave the slot alone */
+		orig = sh->f[sh->n - 1].orig;
+	}
+
+	if (lpt_max_depth && sh->n >= lpt_max_depth)
+		goto out;
+	if (sh->n == LPT_SHADOW_MAX)
+		goto out_drop;
+
+	f = &sh->f[sh->n];
+	f->orig = orig;
+	f->slot = slot;
+	f->tsc = tsc;
+	f->func = func;
+	f->tail = *slot == ret;
+	f->held = lpt_min_ticks &&
+		  !lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 1);
+	if (!lpt_min_ticks)
+		lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 0);
+	sh->n++;
+	/* The frame is complete before the function can return through it. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*slot = ret;
+	goto out;
+
+out_drop:
+	__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lpt_busy = 0;
+}
+
+/*
+ * A return through lpt_graph_ret with no frame for its slot: the
+ * original address is unknown, nothing sane is left to do.  Only
+ * possible if the program rewrote a return address we hijacked.
+ */
+static notrace void lpt_graph_lost(uintptr_t *slot)
+{
+	static const char msg[] =
+		"lptrace: function-graph: a return address the tracer replaced was lost; aborting\n";
+
+	(void)slot;
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	abort();
+}
+
+/*
+ * From lpt_graph_ret: the function whose return address was at @slot
+ * returned.  Returns where it must really go.  Runs even when busy (a
+ * signal handler may return through a frame while we are in the
+ * recorder): then the frame is popped without recording.
+ */
+notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
+{
+	struct lpt_shadow *sh = lpt_shadow;
+	struct lpt_tbuf *b = NULL;
+	uintptr_t orig = 0;
+	unsigned int i;
+	uint64_t tsc;
+	uint32_t cpu;
+	int busy = lpt_busy, tail;
+
+	if (!busy) {
+		lpt_busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		b = lpt_tbuf_self();
+	}
+	tsc = lpt_tsc_cpu(&cpu);
+	for (i = sh ? sh->n : 0; i-- > 0;)
+		if (sh->f[i].slot == slot)
+			break;
+	if (i == (unsigned int)-1)
+		lpt_graph_lost(slot);	/* does not return */
+	/* Frames above ours were jumped over; then ours and its tail calls. */
+	while (sh->n > i + 1)
+		pop_frame(sh, b, tsc, cpu, busy);
+	do {
+		tail = sh->f[sh->n - 1].tail;
+		orig = sh->f[sh->n - 1].orig;
+		pop_frame(sh, b, tsc, cpu, busy);
+	} while (tail && sh->n);
+	if (!busy) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		lpt_busy = 0;
+	}
+	return orig;
+}

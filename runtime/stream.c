@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stream.c - the binary trace file (format: lptrace-data.h).
+ *
+ * Stream mode (LPTRACE_DATA=path): the file is opened at init and gets
+ * its prologue (magic, INFO, SYMS); a writer thread then drains every
+ * thread's ring to it every LPT_DRAIN_MS while the program runs, and at
+ * exit the last events, the thread names, the clock calibration and the
+ * END record (totals) are appended.  The writer only appends: a reader
+ * of the finished file sees every event once.
+ *
+ * Fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT,
+ * SIGTERM, SIGQUIT), when a file is configured: the handler appends what
+ * the rings still hold and an END record naming the signal, then
+ * re-raises the signal with its default action.  In ring mode the file
+ * is LPTRACE_CRASH, written whole by the handler.  Everything the
+ * handler calls is async-signal-safe: open, write, writev, close,
+ * clock_gettime, nanosleep, sched_yield, sigaction, raise; the prologue
+ * and the path were prepared at init.  A handler the program installs
+ * later replaces ours (the program then decides what a crash does).
+ *
+ * One drainer at a time: the writer thread and the handler take
+ * lpt_drain_lock by compare-and-swap.  The handler waits for the writer
+ * at most LPT_DRAIN_WAIT tries (the writer may be the thread that
+ * crashed), then drains anyway.
+ *
+ * Forked children do not write to the parent's file (they would share
+ * its offset): a child goes back to ring mode (record.c) and its own
+ * LPTRACE_OUT/LPTRACE_JSON files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "internal.h"
+
+#define LPT_DRAIN_MS	2
+#define LPT_DRAIN_WAIT	100000
+
+static const int lpt_fatal[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM, SIGQUIT,
+};
+
+static struct {
+	int fd;			/* stream mode: the open file, else -1 */
+	char *crash;		/* ring mode: LPTRACE_CRASH, else NULL */
+	char *prologue;		/* magic + INFO + SYMS, built at init */
+	size_t prologue_len;
+	pid_t pid;		/* the process that owns the file */
+	pthread_t writer;
+	int running;		/* writer thread started */
+	int stop;		/* tells it to stop (atomic) */
+	int done;		/* END written: nothing more (atomic) */
+	uint64_t events;	/* events written */
+} lpt_stream = { .fd = -1 };
+
+static int lpt_drain_lock;
+
+/* write(2) all of it; async-signal-safe.  0 or -errno. */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n) {
+		ssize_t r = writev(fd, iov, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		while (n && (size_t)r >= iov->iov_len) {
+			r -= iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + r;
+			iov->iov_len -= r;
+		}
+	}
+	return 0;
+}
+
+static int write_rec(int fd, uint32_t type, const void *p, size_t len)
+{
+	static const char pad[LPT_REC_ALIGN];
+	struct lpt_rec h = { type, len };
+	struct iovec iov[3] = {
+		{ &h, sizeof(h) },
+		{ (void *)p, len },
+		{ (void *)pad, -len & (LPT_REC_ALIGN - 1) },
+	};
+
+	return write_all(fd, iov, 3);
+}
+
+/* Add a record to the prologue being built (not the hot path). */
+static int prologue_add(uint32_t type, const void *p, size_t len)
+{
+	size_t pad = -len & (LPT_REC_ALIGN - 1);
+	size_t need = sizeof(struct lpt_rec) + len + pad;
+	struct lpt_rec h = { type, len };
+	char *np;
+
+	np = realloc(lpt_stream.prologue, lpt_stream.prologue_len + need);
+	if (!np)
+		return -ENOMEM;
+	lpt_stream.prologue = np;
+	np += lpt_stream.prologue_len;
+	memcpy(np, &h, sizeof(h));
+	memcpy(np + sizeof(h), p, len);
+	memset(np + sizeof(h) + len, 0, pad);
+	lpt_stream.prologue_len += need;
+	return 0;
+}
+
+/* INFO: mode, filters and the program's path. */
+static int prologue_info(unsigned int flags, uint64_t min_ns,
+			 unsigned int max_depth)
+{
+	struct lpt_rec_info *in;
+	char path[4096];
+	ssize_t n;
+	int err;
+
+	n = readlink("/proc/self/exe", path, sizeof(path));
+	if (n < 0)
+		n = 0;
+	in = calloc(1, sizeof(*in) + n);
+	if (!in)
+		return -ENOMEM;
+	in->version = 1;
+	in->flags = flags;
+	in->pid = getpid();
+	in->event_size = sizeof(struct lpt_event);
+	in->min_ns = min_ns;
+	in->max_depth = max_depth;
+	in->pathlen = n;
+	memcpy(in + 1, path, n);
+	err = prologue_add(LPT_REC_INFO, in, sizeof(*in) + n);
+	free(in);
+	return err;
+}
+
+/* SYMS: every function of the program, so the file names its own events. */
+static int prologue_syms(void)
+{
+	size_t i, n = lpt_symtab_count(), len = 0, off = 0;
+	char *blob;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		uintptr_t a;
+		uint64_t sz;
+		const char *name = lpt_symtab_get(i, &a, &sz);
+
+		len += sizeof(struct lpt_rec_sym) +
+		       ((strlen(name) + LPT_REC_ALIGN - 1) & -LPT_REC_ALIGN);
+	}
+	blob = calloc(1, len ? len : 1);
+	if (!blob)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct lpt_rec_sym s;
+		uintptr_t a;
+		uint64_t sz;
+		const char *name = lpt_symtab_get(i, &a, &sz);
+
+		s.addr = a;
+		s.size = sz > UINT32_MAX ? UINT32_MAX : sz;
+		s.namelen = strlen(name);
+		memcpy(blob + off, &s, sizeof(s));
+		memcpy(blob + off + sizeof(s), name, s.namelen);
+		off += sizeof(s) + ((s.namelen + LPT_REC_ALIGN - 1) &
+				    -LPT_REC_ALIGN);
+	}
+	err = prologue_add(LPT_REC_SYMS, blob, len);
+	free(blob);
+	return err;
+}
+
+/*
+ * Append what buffer @b holds past its tail: in stream mode everything
+ * not yet drained; in ring mode (tail 0) the last `cap` events.
+ * Caller holds lpt_drain_lock.  Async-signal-safe.
+ */
+static int drain_one(int fd, struct lpt_tbuf *b)
+{
+	uint64_t head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
+	uint64_t from = b->tail, n;
+	struct lpt_rec h = { LPT_REC_EVENTS, 0 };
+	struct iovec iov[3];
+	size_t first;
+	int err;
+
+	if (head - from > b->cap)
+		from = head - b->cap;
+	n = head - from;
+	if (!n)
+		return 0;
+	first = from % b->cap;
+	h.len = n * sizeof(struct lpt_event);
+	iov[0] = (struct iovec){ &h, sizeof(h) };
+	iov[1] = (struct iovec){ &b->ev[first],
+		(first + n > b->cap ? b->cap - first : n) *
+		sizeof(struct lpt_event) };
+	iov[2] = (struct iovec){ b->ev, h.len - iov[1].iov_len };
+	err = write_all(fd, iov, 3);
+	if (err)
+		return err;
+	lpt_stream.events += n;
+	/* The owner may reuse the slots once it sees the new tail. */
+	__atomic_store_n(&b->tail, head, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int drain_all(int fd)
+{
+	struct lpt_tbuf *b;
+	int err = 0;
+
+	for (b = lpt_tbuf_list(); b && !err; b = b->next)
+		err = drain_one(fd, b);
+	return err;
+}
+
+/* THREAD, CLOCK and END records: the file is complete.  Signal-safe. */
+static int write_end(int fd, int signo)
+{
+	struct lpt_rec_end end = { 0 };
+	struct lpt_clock clk;
+	struct lpt_rec_clock rc;
+	struct lpt_tbuf *b;
+	int err = 0;
+
+	for (b = lpt_tbuf_list(); b && !err; b = b->next) {
+		struct lpt_rec_thread t = { .tid = b->owner };
+
+		memcpy(t.comm, b->comm, sizeof(t.comm));
+		err = write_rec(fd, LPT_REC_THREAD, &t, sizeof(t));
+	}
+	lpt_clock_finish(&clk);
+	rc = (struct lpt_rec_clock){ clk.tsc0, clk.ns0, clk.tsc1, clk.ns1 };
+	if (!err)
+		err = write_rec(fd, LPT_REC_CLOCK, &rc, sizeof(rc));
+	end.events = lpt_stream.events;
+	end.dropped = lpt_events_dropped();
+	end.overwritten = lpt_events_overwritten();
+	end.recursed = lpt_events_recursed();
+	end.signo = signo;
+	if (!err)
+		err = write_rec(fd, LPT_REC_END, &end, sizeof(end));
+	return err;
+}
+
+static void drain_lock(int wait)
+{
+	int tries = 0;
+
+	while (__atomic_exchange_n(&lpt_drain_lock, 1, __ATOMIC_ACQUIRE)) {
+		if (!wait || ++tries == LPT_DRAIN_WAIT)
+			return;
+		sched_yield();
+	}
+}
+
+static void drain_unlock(void)
+{
+	__atomic_store_n(&lpt_drain_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void *writer_main(void *arg)
+{
+	struct timespec ts = { 0, LPT_DRAIN_MS * 1000000L };
+	int err = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&lpt_stream.stop, __ATOMIC_ACQUIRE) && !err) {
+		nanosleep(&ts, NULL);
+		drain_lock(1);
+		if (!__atomic_load_n(&lpt_stream.done, __ATOMIC_ACQUIRE))
+			err = drain_all(lpt_stream.fd);
+		drain_unlock();
+	}
+	if (err)
+		lpt_msg("%s: %s; events from now on are dropped",
+			getenv("LPTRACE_DATA"), strerror(-err));
+	return NULL;
+}
+
+/* On a fatal signal: the rings to the file, then die of the signal. */
+static void fatal_handler(int signo)
+{
+	int saved_errno = errno, fd = lpt_stream.fd;
+
+	if (getpid() != lpt_stream.pid ||
+	    __atomic_exchange_n(&lpt_stream.done, 1, __ATOMIC_ACQ_REL))
+		goto out_raise;
+	drain_lock(1);
+	if (fd < 0) {
+		struct iovec iov = { lpt_stream.prologue,
+				     lpt_stream.prologue_len };
+
+		fd = open(lpt_stream.crash,
+			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0 || write_all(fd, &iov, 1))
+			goto out_unlock;
+	}
+	if (!drain_all(fd))
+		write_end(fd, signo);
+	if (fd != lpt_stream.fd)
+		close(fd);
+out_unlock:
+	drain_unlock();
+out_raise:
+	/* SA_RESETHAND restored the default; it acts once we return. */
+	raise(signo);
+	errno = saved_errno;
+}
+
+static void fatal_install(void)
+{
+	struct sigaction sa = { .sa_handler = fatal_handler,
+				.sa_flags = SA_RESETHAND | SA_ONSTACK };
+	struct sigaction old;
+	size_t i;
+
+	for (i = 0; i < sizeof(lpt_fatal) / sizeof(lpt_fatal[0]); i++) {
+		/* A handler the program already has stays. */
+		if (lpt_real_sigaction(lpt_fatal[i], NULL, &old) ||
+		    old.sa_handler != SIG_DFL)
+			continue;
+		lpt_real_sigaction(lpt_fatal[i], &sa, NULL);
+	}
+}
+
+/* Start the writer with every signal blocked: the program's stay its own. */
+static int writer_start(void)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&lpt_stream.writer, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	lpt_stream.running = 1;
+	return 0;
+}
+
+/*
+ * At init, after the sites and the symbols: open LPTRACE_DATA (stream
+ * mode) or remember LPTRACE_CRASH (ring mode), build the prologue,
+ * install the fatal-signal handlers, start the writer.  Caller holds
+ * the lock.  0 or -errno; on error, tracing goes on in ring mode.
+ */
+int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
+		     unsigned int max_depth)
+{
+	const char *data = getenv("LPTRACE_DATA");
+	const char *crash = getenv("LPTRACE_CRASH");
+	struct iovec iov;
+	int err;
+
+	if ((!data || !*data) && (!crash || !*crash))
+		return 0;
+	lpt_symtab_load();
+	lpt_stream.pid = getpid();
+	lpt_stream.prologue_len = 0;
+	err = prologue_add(0, NULL, 0);		/* room for the magic */
+	if (err)
+		return err;
+	memcpy(lpt_stream.prologue, LPT_DATA_MAGIC, LPT_DATA_MAGIC_LEN);
+	err = prologue_info(flags, min_ns, max_depth);
+	if (!err)
+		err = prologue_syms();
+	if (err)
+		return err;
+	if (!data || !*data) {
+		lpt_stream.crash = strdup(crash);
+		if (!lpt_stream.crash)
+			return -ENOMEM;
+		fatal_install();
+		return 0;
+	}
+	lpt_stream.fd = open(data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0666);
+	if (lpt_stream.fd < 0) {
+		err = -errno;
+		lpt_msg("LPTRACE_DATA=%s: %s", data, strerror(errno));
+		return err;
+	}
+	iov = (struct iovec){ lpt_stream.prologue, lpt_stream.prologue_len };
+	err = write_all(lpt_stream.fd, &iov, 1);
+	if (!err)
+		err = writer_start();
+	if (err) {
+		lpt_msg("LPTRACE_DATA=%s: %s", data, strerror(-err));
+		close(lpt_stream.fd);
+		lpt_stream.fd = -1;
+		return err;
+	}
+	fatal_install();
+	return 0;
+}
+
+int lpt_stream_active(void)
+{
+	return lpt_stream.fd >= 0 && getpid() == lpt_stream.pid;
+}
+
+/* At exit: stop the writer, drain the rest, close the file. */
+void lpt_stream_finish(void)
+{
+	int err;
+
+	if (!lpt_stream_active() || !lpt_stream.running)
+		return;
+	__atomic_store_n(&lpt_stream.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(lpt_stream.writer, NULL);
+	lpt_stream.running = 0;
+	drain_lock(1);
+	if (__atomic_exchange_n(&lpt_stream.done, 1, __ATOMIC_ACQ_REL)) {
+		drain_unlock();
+		return;
+	}
+	err = drain_all(lpt_stream.fd);
+	if (!err)
+		err = write_end(lpt_stream.fd, 0);
+	drain_unlock();
+	if (close(lpt_stream.fd) && !err)
+		err = -errno;
+	if (err)
+		lpt_msg("LPTRACE_DATA=%s: %s", getenv("LPTRACE_DATA"),
+			strerror(-err));
+	if (lpt_verbose)
+		lpt_msg("%s: %llu events written, %llu dropped",
+			getenv("LPTRACE_DATA"),
+			(unsigned long long)lpt_stream.events,
+			(unsigned long long)lpt_events_dropped());
+}

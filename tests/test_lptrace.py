@@ -1,0 +1,295 @@
+"""Tests of the tracer's recording modes and of the lptrace tool
+(runtime/lptrace-cli/): stream files, function-graph mode and its
+filters, fatal-signal dumps, report/graph/dump, and errors on files
+that are not whole or not ours.
+
+Call counts are checked against independent truths: the sample
+generator's manifest (tests/samples/gen.py) and, for tests/runtime/
+graph.c, the calls its main() makes.  Nothing here asserts on time.
+"""
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from test_runtime import (LPTRACE, REPO, TOOLCHAINS, Builder, describe, run,
+                          runtime_lib)  # noqa: F401 (fixture)
+
+GRAPH_LOOPS = 5
+
+
+@pytest.fixture(scope="module", params=["gcc-pie", "clang-nopie"])
+def graph_prog(request, tmp_path_factory, runtime_lib):
+    tc = TOOLCHAINS[request.param]
+    return Builder(tc, tmp_path_factory.mktemp(tc.id), request).build("graph")
+
+
+def lptrace(*args, check=True, env=None, cwd=None):
+    return run([LPTRACE, *args], check=check, env=env, cwd=cwd)
+
+
+def record(tmp_path, exe, *opts, args=(), check=True):
+    data = tmp_path / "t.data"
+    proc = lptrace("record", "-o", data, *opts, "--", exe, *args, check=check)
+    return proc, data
+
+
+def report(data, *opts):
+    """{name: [calls, ...]} (statics may share a name) and the header."""
+    out = lptrace("report", "-i", data, *opts).stdout.splitlines()
+    header = dict(kv.split("=") for kv in out[0].split() if "=" in kv)
+    rows = {}
+    for line in out[3:]:
+        parts = line.split()
+        rows.setdefault(parts[-1], []).append(int(parts[-2]))
+    return rows, header, out[0]
+
+
+def graph_lines(data):
+    """The function_graph text: (tid, depth, kind, name) per line."""
+    text = lptrace("dump", "--text", "-i", data).stdout
+    assert text.startswith("# tracer: function_graph (lptrace)\n")
+    lines = []
+    pat = re.compile(r"^\s*\d+\.\d{6} \| +\S+-(\d+) \| [ +!#*@$]? *(?:[\d.]+ us)? \| ( *)(.*)$")
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = pat.match(line)
+        assert m, f"bad line {line!r}"
+        tid, indent, body = int(m.group(1)), len(m.group(2)), m.group(3)
+        depth = (indent - 2) // 2
+        if body.endswith("() {"):
+            lines.append((tid, depth, "open", body[:-4]))
+        elif body.endswith("();"):
+            lines.append((tid, depth, "leaf", body[:-3]))
+        else:
+            m2 = re.match(r"^\}  /\* (\S+) \*/$", body)
+            assert m2, f"bad line {line!r}"
+            lines.append((tid, depth, "close", m2.group(1)))
+    return lines
+
+
+def check_balanced(lines):
+    """Every open is closed by its own name at its own depth."""
+    stacks = {}
+    for tid, depth, kind, name in lines:
+        st = stacks.setdefault(tid, [])
+        if kind == "open":
+            assert depth == len(st), (tid, depth, name, st)
+            st.append(name)
+        elif kind == "close":
+            assert st and st[-1] == name and depth == len(st) - 1, (name, st)
+            st.pop()
+        else:
+            assert depth == len(st), (tid, depth, name, st)
+    assert all(not st for st in stacks.values()), stacks
+
+
+# ---------------------------------------------------------------------------
+# Function-graph mode
+
+
+def test_graph_mode_returns_right(graph_prog, tmp_path):
+    """Every hijacked return lands where it should (the sums), the text
+    nests, and the counts are the calls main() makes."""
+    proc, data = record(tmp_path, graph_prog, "--graph")
+    m = re.search(r"^sum=(-?\d+) expect=(\d+)$", proc.stdout, re.M)
+    assert m and m.group(1) == m.group(2), describe(proc)
+    rows, header, _ = report(data, "-s", "name")
+    assert header["dropped"] == "0"
+    n = GRAPH_LOOPS
+    for name, calls in {"main": 1, "g_tail1": n, "g_tail2": n, "g_on_usr1": n,
+                        "g_on_usr2": n, "g_float": n, "g_ldouble": n,
+                        "g_jump": None, "g_deep": None, "g_rec": None,
+                        # disabled from inside, while both are on the stack
+                        "g_dis_outer": 1, "g_disabler": 1}.items():
+        assert name in rows, (name, rows)
+        if calls is not None:
+            assert rows[name] == [calls], (name, rows[name])
+    lines = graph_lines(data)
+    check_balanced(lines)
+    names = [(d, k, nm) for _, d, k, nm in lines]
+    # the tail call nests in its caller; both close together
+    i = names.index((1, "open", "g_tail1"))
+    assert names[i + 1] == (2, "open", "g_tail2")
+    # siglongjmp out of g_on_usr2 (alternate stack) closed g_deep before
+    # the next call of main's
+    j = names.index((1, "leaf", "g_float"))
+    before = [nm for d, k, nm in names[:j] if d == 1 and k in ("close", "leaf")]
+    assert before[-1] == "g_deep", names[:j][-8:]
+
+
+def test_graph_chrome_complete_events(graph_prog, tmp_path):
+    _, data = record(tmp_path, graph_prog, "--graph")
+    doc = json.loads(lptrace("dump", "--chrome", "-i", data).stdout)
+    evs = [e for e in doc["traceEvents"] if e["ph"] != "M"]
+    assert evs and {e["ph"] for e in evs} == {"X"}
+    assert all(e["dur"] >= 0 and e["ts"] > 0 for e in evs)
+    assert sum(e["name"] == "g_tail1" for e in evs) == GRAPH_LOOPS
+
+
+def test_graph_depth_filter(graph_prog, tmp_path):
+    _, data = record(tmp_path, graph_prog, "--graph", "-D", "1")
+    rows, _, _ = report(data)
+    assert set(rows) == {"main"}
+    _, data = record(tmp_path, graph_prog, "--graph", "-D", "2")
+    lines = graph_lines(data)
+    check_balanced(lines)
+    assert max(d for _, d, _, _ in lines) == 1
+    assert {nm for _, d, _, nm in lines if d == 1} >= {"g_tail1", "g_float"}
+
+
+def test_graph_min_duration_filter(graph_prog, tmp_path):
+    """Calls shorter than the threshold leave nothing, callees
+    included; g_slow (nanosleep 300 ms) and main, around it, stay."""
+    _, data = record(tmp_path, graph_prog, "--graph", "-t", "200ms")
+    rows, _, _ = report(data)
+    assert rows == {"main": [1], "g_slow": [1]}
+
+
+def test_glob_filter(graph_prog, tmp_path):
+    _, data = record(tmp_path, graph_prog, "--graph", "-F", "g_tail*")
+    rows, _, _ = report(data)
+    # main() itself enables g_dis* once
+    assert rows == {"g_tail1": [GRAPH_LOOPS], "g_tail2": [GRAPH_LOOPS],
+                    "g_dis_outer": [1], "g_disabler": [1]}
+
+
+def test_entry_only_report_and_graph(graph_prog, tmp_path):
+    _, data = record(tmp_path, graph_prog)
+    rows, header, _ = report(data)
+    assert rows["g_float"] == [GRAPH_LOOPS] and rows["main"] == [1]
+    out = lptrace("graph", "-i", data, "g_tail1").stdout
+    assert re.search(rf"^# callers of g_tail1 \(calls\)\n +{GRAPH_LOOPS}  main$", out, re.M)
+    # time needs exits
+    bad = lptrace("report", "-i", data, "-s", "self", check=False)
+    assert bad.returncode == 1 and "no times (record with --graph)" in bad.stderr
+
+
+def test_graph_command_tree(graph_prog, tmp_path):
+    _, data = record(tmp_path, graph_prog, "--graph")
+    out = lptrace("graph", "-i", data, "g_tail1").stdout.splitlines()
+    assert out[0] == "# function graph of g_tail1: total time, calls"
+    calls = [(ln.split(":")[0].split()[-1], ln.split(":")[1].strip()) for ln in out[1:]]
+    assert calls == [(str(GRAPH_LOOPS), "g_tail1"), (str(GRAPH_LOOPS), "+-g_tail2"),
+                     (str(GRAPH_LOOPS), "+-g_leaf")]
+
+
+# ---------------------------------------------------------------------------
+# Fatal signals
+
+
+def test_crash_leaves_stream(graph_prog, tmp_path):
+    proc, data = record(tmp_path, graph_prog, "--graph", args=("crash",),
+                        check=False)
+    assert proc.returncode == 128 + 11, describe(proc)
+    assert "the program died of a signal" in proc.stderr
+    rows, header, line = report(data)
+    assert line.endswith("(ended by a fatal signal)")
+    assert rows["g_tail1"] == [GRAPH_LOOPS]
+    assert rows["g_crash"] == [1] and rows["main"] == [1]   # entered, never left
+
+
+def test_crash_dumps_rings(graph_prog, tmp_path):
+    """Ring mode (no stream): the handler writes LPTRACE_CRASH whole."""
+    dump = tmp_path / "crash.data"
+    proc = run([graph_prog, "crash"], check=False,
+               env={"LPTRACE_FILTER": "*", "LPTRACE_CRASH": dump})
+    assert proc.returncode == -11, describe(proc)
+    rows, _, line = report(dump)
+    assert line.endswith("(ended by a fatal signal)")
+    assert rows["g_float"] == [GRAPH_LOOPS]
+
+
+# ---------------------------------------------------------------------------
+# Files that are not whole or not ours: one line each
+
+
+def one_error(path, *cmd):
+    proc = lptrace(*cmd, "-i", path, check=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def test_bad_files(graph_prog, tmp_path):
+    _, data = record(tmp_path, graph_prog, "--graph")
+    raw = data.read_bytes()
+    cut = tmp_path / "cut.data"
+    for size in (len(raw) // 2, len(raw) - 3, 12):
+        cut.write_bytes(raw[:size])
+        for cmd in (("report",), ("dump", "--text"), ("graph", "main")):
+            line = one_error(cut, *cmd)
+            assert re.match(rf"^lptrace: {re.escape(str(cut))}: truncated at byte \d+: ", line), line
+    for foreign in (graph_prog, REPO / "README.md"):
+        line = one_error(foreign, "report")
+        assert line == f"lptrace: {foreign}: not an lptrace data file (no LPTDATA1 magic)"
+    empty = tmp_path / "empty.data"
+    empty.write_bytes(b"")
+    assert "not an lptrace data file" in one_error(empty, "report")
+
+
+def test_record_without_runtime(tmp_path):
+    proc, _ = record(tmp_path, "true", check=False)
+    assert proc.returncode == 1
+    assert "wrote no" in proc.stderr and "liblptrace.a" in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# The demo's program: counts against the sample's manifest
+
+
+@pytest.fixture(scope="module")
+def demo_prog(tmp_path_factory, runtime_lib):
+    out = tmp_path_factory.mktemp("demo")
+    subprocess.run(["make", "-s", "-C", str(REPO), "linkpass/linkpass"],
+                   check=True, capture_output=True)
+    run(["/usr/bin/python3", REPO / "tests/samples/gen.py", "--units", "6",
+         "--funcs-per-unit", "40", "--seed", "7", "--out", out / "src"])
+    (out / "obj").mkdir()
+    for goal in ("objects", "link"):
+        run(["make", "-s", "-f", REPO / "demo/demo.mk", f"TOP={REPO}",
+             f"OUT={out}", "CC=gcc", "LD=bfd", goal])
+    return out
+
+
+@pytest.mark.parametrize("mode", [(), ("--graph",)], ids=["entry", "graph"])
+def test_report_counts_match_manifest(demo_prog, tmp_path, mode):
+    rounds = 3
+    _, data = record(tmp_path, demo_prog / "demo", *mode,
+                     args=("--count", str(rounds)))
+    rows, header, _ = report(data, "-s", "name")
+    got = {name: sum(calls) for name, calls in rows.items()}
+    man = json.loads((demo_prog / "src/manifest.json").read_text())
+    want = {}
+    for f in man["functions"]:
+        if f["trace"] != "never" and f["calls_per_round"]:
+            want[f["name"]] = want.get(f["name"], 0) + rounds * f["calls_per_round"]
+    want["workload"] = 1
+    assert got == want
+    assert header["dropped"] == "0" and int(header["calls"]) == sum(want.values())
+
+
+# ---------------------------------------------------------------------------
+# C++ names, demangled by the toolchain's own demangler
+
+
+def test_report_demangles_cxx(tmp_path, runtime_lib):
+    import shutil
+    if not shutil.which("g++"):
+        pytest.skip("not installed: g++")
+    obj, exe = tmp_path / "cxx.o", tmp_path / "cxx"
+    run(["g++", "-O2", "-fno-pie", "-pg", "-mfentry", "-mrecord-mcount",
+         "-c", REPO / "tests/runtime/cxx.cc", "-o", obj])
+    run(["g++", "-no-pie", obj, REPO / "runtime/liblptrace.a", "-lpthread",
+         "-o", exe])
+    _, data = record(tmp_path, exe)
+    out = lptrace("report", "-i", data, "-s", "name").stdout.splitlines()[3:]
+    rows = [re.match(r"^ +(\d+)  (.*)$", ln).groups() for ln in out]
+    assert rows == [("3", "int ns::add<int>(int, int)"), ("1", "main"),
+                    ("3", "ns::counter::bump(int)"), ("3", "ns::twice(int)"),
+                    ("3", "ns::twice(long)")]
