@@ -133,6 +133,8 @@ def main():
         except subprocess.CalledProcessError as e:
             print(f"overhead: xray build failed, skipped: {e.stderr[-300:]}")
     if shutil.which("uftrace"):
+        # Not tests/mcount-stubs.S: with plain -pg the program must call
+        # glibc's mcount, which uftrace hooks, so only __fentry__ here.
         only_fentry = os.path.join(out, "fentry_only.o")
         with open(os.path.join(out, "fentry_only.S"), "w") as f:
             f.write("\t.globl __fentry__\n__fentry__:\n\tret\n"

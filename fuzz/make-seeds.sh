@@ -26,12 +26,8 @@ for f in "$work"/corpus/cases/*; do
 	[[ -f $f ]] && cp -- "$f" "$out/malformed-$(basename -- "$f")"
 done
 
-stub='	.text
-	.globl __fentry__
-	.type __fentry__, @function
-__fentry__: ret
-	.size __fentry__, . - __fentry__
-	.section .note.GNU-stack, "", @progbits'
+# The one stub of the mcount entry points (each just returns).
+stub=$(cat "$repo/tests/mcount-stubs.S")
 cat >"$work/s.c" <<'C'
 extern char __start___mcount_loc[] __attribute__((weak));
 extern char __stop___mcount_loc[] __attribute__((weak));

@@ -11,7 +11,6 @@ graph.c, the calls its main() makes.  Nothing here asserts on time.
 import json
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 

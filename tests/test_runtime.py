@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+import lptest
+
 REPO = Path(__file__).resolve().parent.parent
 RUNTIME = REPO / "runtime"
 PROGS = Path(__file__).resolve().parent / "runtime"
@@ -57,21 +59,13 @@ INT3 = insn_bytes("OP_INT3")
 
 
 def run(cmd, env=None, check=True, timeout=300, cwd=None):
-    """Run cmd; with check=True a non-zero exit fails showing all output."""
-    full_env = dict(os.environ)
-    for k in [k for k in full_env if k.startswith("LPTRACE")]:
-        del full_env[k]
-    full_env.update({k: str(v) for k, v in (env or {}).items()})
-    proc = subprocess.run([str(c) for c in cmd], env=full_env, cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        pytest.fail(describe(proc))
-    return proc
+    """lptest.run with every LPTRACE* variable of the caller's environment
+    cleared, so a developer's settings cannot change a test."""
+    return lptest.run(cmd, cwd=cwd, env=env, check=check, timeout=timeout,
+                      clear_env=("LPTRACE",))
 
 
-def describe(proc):
-    return (f"$ {' '.join(proc.args)}\nexit status {proc.returncode}\n"
-            f"--- stdout ---\n{proc.stdout}--- stderr ---\n{proc.stderr}")
+describe = lptest.describe
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ and by subprocess timeouts); nothing asserts on time.
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
