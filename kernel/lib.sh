@@ -211,7 +211,8 @@ incremental() {
 }
 
 # postlink_cost V TC REPS: the post-link mcount work of each build, run
-# again on the images the build left, REPS times interleaved; sets
+# again on the images the build left, REPS times interleaved (in the
+# build directory: 6.1's sorttable reads System.map there); sets
 # pl_stock_ms / pl_lp_ms (medians) and their parts.
 #   stock: nm -S vmlinux + sorttable -s (zeroes dead entries, sorts);
 #          before 6.12.y only sorttable
@@ -231,10 +232,10 @@ postlink_cost() {
 		if has_zeroing "$v"; then
 			"$nm" -S "$tmp/stock.vmlinux" >"$tmp/nm-sort"
 			t1=$(now)
-			"$sb/scripts/sorttable" -s "$tmp/nm-sort" "$tmp/stock.vmlinux"
+			(cd "$sb" && scripts/sorttable -s "$tmp/nm-sort" "$tmp/stock.vmlinux")
 		else
 			t1=$(now)
-			"$sb/scripts/sorttable" "$tmp/stock.vmlinux"
+			(cd "$sb" && scripts/sorttable "$tmp/stock.vmlinux")
 		fi
 		t2=$(now)
 		snm+=("$(ms "$t0" "$t1")")
@@ -248,7 +249,7 @@ postlink_cost() {
 			"$lp" scan "${img%.mcount.o}" -o "$tmp/table.o"
 		done
 		t1=$(now)
-		"$lb/scripts/sorttable" "$tmp/lp.vmlinux"
+		(cd "$lb" && scripts/sorttable "$tmp/lp.vmlinux")
 		t2=$(now)
 		"$lp" check "$tmp/lp.vmlinux" >/dev/null
 		t3=$(now)

