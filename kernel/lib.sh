@@ -226,10 +226,12 @@ postlink_cost() {
 	nm=$(nm_of "$tc")
 	tmp=$res/postlink.$v-$tc
 	mkdir -p "$tmp"
+	local zeroing=0
+	has_zeroing "$v" && zeroing=1
 	for r in $(seq "$reps"); do
 		cp "$sb/vmlinux" "$tmp/stock.vmlinux"
 		t0=$(now)
-		if has_zeroing "$v"; then
+		if [ "$zeroing" = 1 ]; then
 			"$nm" -S "$tmp/stock.vmlinux" >"$tmp/nm-sort"
 			t1=$(now)
 			(cd "$sb" && scripts/sorttable -s "$tmp/nm-sort" "$tmp/stock.vmlinux")
