@@ -53,6 +53,15 @@ def _tmp_files(d, name):
     return [p for p in os.listdir(d) if p.startswith(name + ".tmp")]
 
 
+def _more_kills(k, seen):
+    """KILLS kills, then more (at most 8 x KILLS in all) until one landed
+    inside the write and one left the old file: on a loaded machine a
+    short write is easy to miss, and each kill is checked either way."""
+    if k < KILLS:
+        return True
+    return k < 8 * KILLS and (not seen["mid-write"] or not seen["old"])
+
+
 def _kill_at(args, out, rnd, mode, wall, write):
     """Start scan, SIGKILL it; returns (exit status, killed while the
     temp file existed)."""
@@ -107,13 +116,16 @@ def test_sigkill_leaves_old_or_new_output(image, tmp_path, fmt):
     work.mkdir()
     out = work / "table.o"
     seen = {"old": 0, "new": 0, "mid-write": 0, "finished": 0}
-    for k in range(KILLS):
+    k = 0
+    while _more_kills(k, seen):
         for p in work.iterdir():
             p.unlink()
         out.write_bytes(old)
         mode = "anytime" if k % 3 == 0 else "write"
-        rc, mid = _kill_at(["scan", image, "-o", out, fmt_opt], str(out),
-                           rnd, mode, wall, write)
+        # --fsync keeps the temp file around longer, so more kills land
+        # inside the write; the bytes written are the same
+        rc, mid = _kill_at(["scan", image, "-o", out, fmt_opt, "--fsync"],
+                           str(out), rnd, mode, wall, write)
         got = out.read_bytes()
         assert got in (old, new), (
             f"LINKPASS_CRASH_SEED={SEED}: kill {k} ({mode}, exit {rc}): "
@@ -124,7 +136,8 @@ def test_sigkill_leaves_old_or_new_output(image, tmp_path, fmt):
         seen["finished"] += rc == 0
         # whatever is left is the target and at most one temp file
         assert len(_tmp_files(work, "table.o")) <= 1
-    print(f"\ncrash safety ({fmt}): {KILLS} kills: {seen}")
+        k += 1
+    print(f"\ncrash safety ({fmt}): {k} kills: {seen}")
     # the kills must really have landed inside the write
     assert seen["mid-write"] >= 1, seen
     assert seen["old"] >= 1, seen
@@ -155,7 +168,8 @@ def test_sigkill_during_obj_rewrite(built, tmp_path):
     work.mkdir()
     obj = work / "piece.o"
     seen = {"old": 0, "new": 0, "mid-write": 0, "finished": 0}
-    for k in range(KILLS):
+    k = 0
+    while _more_kills(k, seen):
         for p in work.iterdir():
             p.unlink()
         obj.write_bytes(old)
@@ -175,6 +189,7 @@ def test_sigkill_during_obj_rewrite(built, tmp_path):
         proc = harness.run_linkpass(["obj", obj])
         assert proc.returncode == 0, harness.describe(proc)
         assert obj.read_bytes() == new
-    print(f"\ncrash safety (obj): {KILLS} kills: {seen}")
+        k += 1
+    print(f"\ncrash safety (obj): {k} kills: {seen}")
     assert seen["mid-write"] >= 1, seen
     assert seen["old"] >= 1, seen
