@@ -85,15 +85,21 @@ static int read_obj_table(struct image *im, struct section *sec,
 {
 	unsigned int w = im->arch->addr_size;
 	struct section *rsec = relocs_for(im, sec->idx);
-	const uint8_t *bytes = image_section_bytes(im, sec);
+	const uint8_t *bytes;
 	struct relocs rel;
 	enum reloc_layout l;
 	bool *seen;
 	size_t j;
 	int ret = -1;
 
+	if (!n)
+		return 0;	/* an empty table: nothing to read */
+	if (sec->sh.sh_type == SHT_NOBITS)
+		return lp_error(im->path, sec->name,
+				"%zu entries but the section has no bytes (SHT_NOBITS)", n);
+	bytes = image_section_bytes(im, sec);
 	if (!bytes)
-		return -1;
+		return -1;	/* image_section_bytes() said why */
 	if (!rsec)
 		return n ? lp_error(im->path, sec->name,
 				    "%zu entries but no relocation section: entries of an object must be relocated",

@@ -169,8 +169,11 @@ static int process(struct options *o, const char *path)
 	if (image_open(&im, path, IMAGE_OBJECT) < 0)
 		goto out_close;
 	if (image_find_section(&im, MCOUNT_SECTION)) {
-		/* a second run, or a compiler-made table: never double it */
-		fprintf(stderr, "linkpass: %s: %s: already present; object left unchanged\n",
+		/*
+		 * a second run, or a compiler-made table: never double it.
+		 * Not an error, so stdout: stderr is for errors only.
+		 */
+		printf("linkpass: %s: %s: already present; object left unchanged\n",
 			path, MCOUNT_SECTION);
 		ret = 0;
 		goto out_close;
