@@ -131,7 +131,7 @@ static int read_obj_table(struct image *im, struct section *sec,
 		s = &im->syms[r.sym];
 		seen[k] = true;
 		t[k].shndx = s->shndx;
-		t[k].off = s->value + (uint64_t)((l == RELA64 || l == RELA32) ?
+		t[k].off = s->value + (uint64_t)(reloc_has_addend(l) ?
 						 r.addend : rel_addend(bytes, r.offset, w));
 	}
 	for (j = 0; j < n; j++)
