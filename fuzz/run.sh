@@ -10,6 +10,11 @@
 # quotes.
 # Fails when a harness finds a crash; the input is left as
 # build/fuzz/artifacts/HARNESS-crash-* for tests/hardening/regressions/.
+#
+# FUZZ_SEED and FUZZ_RUNS, when set, pass -seed and -runs: the smoke run
+# of make test uses them so that, from a clean clone, it executes the
+# same inputs every time (a reproducible regression run, not a lottery);
+# SECONDS then only caps a slow machine.
 set -uo pipefail
 
 secs=${1:?usage: run.sh SECONDS HARNESS...}
@@ -28,6 +33,8 @@ for h in "$@"; do
 	args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048
 	      -max_len=65536 -print_final_stats=1
 	      -artifact_prefix="build/fuzz/artifacts/$h-")
+	[[ -n ${FUZZ_SEED:-} ]] && args+=(-seed="$FUZZ_SEED")
+	[[ -n ${FUZZ_RUNS:-} ]] && args+=(-runs="$FUZZ_RUNS")
 	echo "  FUZZ    $h for ${secs}s (log: $log)"
 	start=$SECONDS
 	out=$(mktemp -d)

@@ -350,6 +350,12 @@ int elfw_commit(struct elfw *w)
 	int ret;
 
 	if (w->elf) {
+		/*
+		 * Mark the whole file dirty: libelf 0.188 otherwise may write
+		 * the section headers from the array it read, sized for the
+		 * old count, past its end (found by fuzz/fuzz_obj.c).
+		 */
+		elf_flagelf(w->elf, ELF_C_SET, ELF_F_DIRTY);
 		ret = elf_update(w->elf, ELF_C_WRITE) < 0 ?
 		      lp_elf_error(w->path, MCOUNT_SECTION,
 				   "cannot write the object") : 0;

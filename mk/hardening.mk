@@ -8,7 +8,8 @@
 #   make tsan            linkpass with TSan in build/tsan/, and the
 #                        threaded-scan test run against it
 #   make fuzz            every libFuzzer harness for FUZZ_SECONDS (300)
-#   make fuzz-smoke      the same for 20 s each (part of test-hardening)
+#   make fuzz-smoke      a seeded run of FUZZ_SMOKE_RUNS inputs each
+#                        (capped at 120 s; part of test-hardening)
 #   make test-hardening  sanitize + tsan + fuzz-smoke (1-2 minutes)
 #   make test-scale      the 1,000,000-site image (slow: 1-2 minutes)
 
@@ -19,7 +20,9 @@ SAN_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 # (see IMAGE_ELF_CMD in linkpass/image.c).
 SAN_DEFS     := -DIMAGE_ELF_CMD=ELF_C_READ
 FUZZ_SECONDS ?= 300
-FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_SMOKE_SECONDS ?= 120
+FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_SMOKE_SEED ?= 1
 
 ASAN_OBJS := $(patsubst linkpass/%.c,build/asan/%.o,$(LP_SRCS))
 # The fuzz harnesses link everything but main.c.
@@ -104,7 +107,8 @@ fuzz: fuzz-build fuzz-seeds
 	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 fuzz-smoke: fuzz-build fuzz-seeds
-	fuzz/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_HARNESSES)
+	FUZZ_SEED=$(FUZZ_SMOKE_SEED) FUZZ_RUNS=$(FUZZ_SMOKE_RUNS) \
+		fuzz/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_HARNESSES)
 
 test-hardening: sanitize tsan fuzz-smoke
 
