@@ -57,6 +57,10 @@ Options:
                      link it into the first link of the next run with the
                      same command: when check accepts that image, the run
                      takes one link (not with --extra-gen)
+  --objcopy PATH     the objcopy that strips the relocations (default:
+                     \$OBJCOPY, else the link command's cross prefix +
+                     objcopy when there is one, e.g. aarch64-linux-gnu-objcopy
+                     for aarch64-linux-gnu-gcc, else objcopy)
   --linker, --driver LINK-COMMAND is a linker (gets --emit-relocs) or a
                      compiler driver (gets -Wl,--emit-relocs); default:
                      guessed from the command's name (ld, ld.lld, *-ld...
@@ -115,6 +119,7 @@ max_passes=8
 keep_relocs=
 keep_temps=
 linkpass=${LINKPASS:-}
+objcopy=${OBJCOPY:-}
 stats=
 tmp_base=
 output=
@@ -140,7 +145,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 	case $opt in
 	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
-	--extra-gen | --tmpdir | --reuse-table)
+	--extra-gen | --tmpdir | --reuse-table | --objcopy)
 		if [[ -z $inline ]]; then
 			[[ $# -ge 2 ]] || usage_error "$opt: missing argument"
 			value=$2
@@ -176,6 +181,7 @@ while [[ $# -gt 0 ]]; do
 	--extra-gen) gen_cmds+=("$value") ;;
 	--tmpdir) tmp_base=$value ;;
 	--reuse-table) reuse_table=$value ;;
+	--objcopy) objcopy=$value ;;
 	-?*)
 		usage_error "$opt: unknown option"
 		;;
@@ -227,8 +233,21 @@ else
 		die 1 "$linkpass: not found in PATH"
 fi
 
-command -v objcopy >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
-	die 1 "objcopy: not found (install binutils, or use --keep-relocs)"
+# A cross link (aarch64-linux-gnu-gcc, riscv64-linux-gnu-ld...) needs the
+# objcopy of its target: the host's knows only its own machines.
+if [[ -z $objcopy ]]; then
+	objcopy=objcopy
+	case $(basename -- "${link_cmd[0]}") in
+	*-*-gcc | *-*-gcc-[0-9]* | *-*-cc | *-*-ld | *-*-ld.bfd)
+		prefix=$(basename -- "${link_cmd[0]}")
+		prefix=${prefix%-*}-
+		! command -v "${prefix}objcopy" >/dev/null 2>&1 ||
+			objcopy=${prefix}objcopy
+		;;
+	esac
+fi
+command -v "$objcopy" >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
+	die 1 "$objcopy: not found (install binutils, or use --keep-relocs)"
 
 # Keep relocations in the image: a linker takes --emit-relocs, a compiler
 # driver passes it on with -Wl.  --linker/--driver say which; else the
@@ -497,9 +516,9 @@ else
 	# leaves zeros in the section).
 	progress OBJCOPY "$output"
 	status=0
-	run objcopy --remove-relocations='*' "$image" "$out_tmp" || status=$?
+	run "$objcopy" --remove-relocations='*' "$image" "$out_tmp" || status=$?
 	[[ $status -eq 0 ]] ||
-		die 1 "$output: objcopy --remove-relocations failed with status $status"
+		die 1 "$output: $objcopy --remove-relocations failed with status $status"
 	lp dump "$image" "${table_opts[@]}" >"$tmp/.tmp_dump_before" ||
 		die 1 "linkpass dump .tmp_image$n: unexpected status"
 	lp dump "$out_tmp" "${table_opts[@]}" >"$tmp/.tmp_dump_after" ||
