@@ -15,6 +15,7 @@
 
 #include "entries.h"
 #include "order.h"
+#include "patchable.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -809,6 +810,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	uint64_t t0;
 	int nw = 0, ret = -1;
 
+	/* -fpatchable-function-entry: the compiler listed the sites */
+	if (o->patchable)
+		return patchable_scan(im, o, r);
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
