@@ -49,6 +49,12 @@ Options:
   --start-sym SYM    table start symbol, passed to check and dump
   --stop-sym SYM     table stop symbol, passed to check and dump
   --stats            pass --stats to linkpass scan and show its report
+  --patchable-entries
+                     the sites are the compiler's -fpatchable-function-entry
+                     list (linkpass --patchable-entries); it stays in every
+                     link until stable, then one more link discards it
+                     (/DISCARD/, INSERT AFTER .text) and must name the same
+                     function+offset for every table entry
   --extra-gen CMD    after each link run 'CMD IMAGE OBJ'; OBJ is linked
                      into the next link (repeatable; e.g. kallsyms)
   --tmpdir DIR       where to make the temporary directory (default: the
@@ -121,6 +127,7 @@ keep_temps=
 linkpass=${LINKPASS:-}
 objcopy=${OBJCOPY:-}
 stats=
+patchable=
 tmp_base=
 output=
 scan_opts=()
@@ -169,6 +176,10 @@ while [[ $# -gt 0 ]]; do
 	--keep-relocs) keep_relocs=1 ;;
 	--keep-temps) keep_temps=1 ;;
 	--stats) stats=1 ;;
+	--patchable-entries)
+		patchable=1
+		scan_opts+=(--patchable-entries)
+		;;
 	--driver | --linker)
 		[[ -z $link_kind || $link_kind == "${opt#--}" ]] ||
 			usage_error "--driver and --linker: give at most one"
@@ -499,6 +510,39 @@ while :; do
 done
 
 image=$tmp/.tmp_image$n
+
+# ---------------------------------------------------------------------
+# --patchable-entries: the compiler's lists (one per object) were linked
+# in so that check could compare the table with them; the output drops
+# them.  Discarding a section may move others (lld places it before
+# .text), so the discarding link is checked against the stable image:
+# every table entry must name the same function, offset and section.
+if [[ -n $patchable ]]; then
+	frag=$tmp/.tmp_discard.ld
+	printf '%s\n' 'SECTIONS' '{' \
+		'	/DISCARD/ : { *(__patchable_function_entries) }' \
+		'}' 'INSERT AFTER .text;' >"$frag"
+	if [[ $link_kind == linker ]]; then
+		frag_args=(-T "$frag")
+	else
+		frag_args=("-Wl,-T,$frag")
+	fi
+	# the objects linked into the stable image are still listed
+	n=$((n + 1))
+	link "$n" "$table" "${gen_objs_list[@]}" "${frag_args[@]}"
+	lp dump "$image" "${table_opts[@]}" | cut -d' ' -f2- \
+		>"$tmp/.tmp_names_before" ||
+		die 1 "linkpass dump ${image##*/}: unexpected status"
+	image=$tmp/.tmp_image$n
+	lp dump "$image" "${table_opts[@]}" | cut -d' ' -f2- \
+		>"$tmp/.tmp_names_after" ||
+		die 1 "linkpass dump ${image##*/}: unexpected status"
+	if ! cmp -s -- "$tmp/.tmp_names_before" "$tmp/.tmp_names_after"; then
+		echo "$prog: $output: discarding __patchable_function_entries moved the table's sites (linkpass dump, function+offset, before/after):" >&2
+		diff -- "$tmp/.tmp_names_before" "$tmp/.tmp_names_after" | sed -n '1,40s/^/    /p' >&2 || true
+		exit 1
+	fi
+fi
 
 # ---------------------------------------------------------------------
 # OUTPUT, written atomically: a temporary file next to it, then mv.
