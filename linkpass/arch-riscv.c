@@ -64,9 +64,11 @@ static enum call_form rv_call_at(const uint8_t *code, uint64_t size,
 	case R_RISCV_CALL:
 	case R_RISCV_CALL_PLT:
 		if (size < 8 || off > size - 8 ||
-		    (insn & RV_OP_MASK) != RV_OP_AUIPC ||
-		    RV_RD(insn) != RV_REG_RA)
+		    (insn & RV_OP_MASK) != RV_OP_AUIPC)
 			return CALL_BAD;
+		/* "tail _mcount" (auipc t1 + jr t1): a jump, not a site */
+		if (RV_RD(insn) != RV_REG_RA)
+			return CALL_NONE;
 		insn = rv_insn(code + off + 4);
 		if ((insn & RV_OP_MASK) != RV_OP_JALR ||
 		    RV_RD(insn) != RV_REG_RA || RV_RS1(insn) != RV_REG_RA)
@@ -74,8 +76,11 @@ static enum call_form rv_call_at(const uint8_t *code, uint64_t size,
 		*start = off;
 		return CALL_AUIPC_JALR;
 	case R_RISCV_JAL:
-		if ((insn & RV_OP_MASK) != RV_OP_JAL || RV_RD(insn) != RV_REG_RA)
+		if ((insn & RV_OP_MASK) != RV_OP_JAL)
 			return CALL_BAD;
+		/* "j _mcount" (jal x0): a jump, not a site */
+		if (RV_RD(insn) != RV_REG_RA)
+			return CALL_NONE;
 		*start = off;
 		return CALL_JAL;
 	default:
@@ -166,5 +171,5 @@ const struct arch arch_riscv64 = {
 	.padding_len = rv_padding_len,
 	.direct_call = rv_direct_call,
 	.prologue_ok = rv_prologue_ok,
-	.call_insn = "auipc ra + jalr ra, or jal ra",
+	.call_insn = "call (auipc ra + jalr ra, or jal ra)",
 };

@@ -219,8 +219,8 @@ BAD_CALL = {
                 ".text+0x{off:x} is not on a bl instruction"),
     "riscv64": ("\t.reloc ., R_RISCV_JAL, _mcount\n\tnop\n",
                 "riscv64: call relocation (type 17) against _mcount at "
-                ".text+0x{off:x} is not on a auipc ra + jalr ra, or jal ra "
-                "instruction"),
+                ".text+0x{off:x} is not on a call (auipc ra + jalr ra, or "
+                "jal ra) instruction"),
 }
 
 
@@ -420,3 +420,27 @@ def test_riscv_per_object_table_and_relaxation(tmp_path, linkpass, relax):
         r"^stale 0x([0-9a-f]+) <none> \.text: .*no live function symbol",
         proc.stdout, re.M)}
     assert len(dead) == 1 and stale == dead and not missing, proc.stdout
+
+
+TAIL_CALL = {"aarch64": "\tb\t_mcount\n", "riscv64": "\ttail\t_mcount\n"}
+
+
+@pytest.mark.parametrize("arch", ["aarch64", "riscv64"])
+def test_tail_jump_to_mcount_is_no_site(tmp_path, linkpass, arch):
+    """A jump to _mcount (aarch64 b, R_AARCH64_JUMP26; riscv tail,
+    auipc t1 + jr t1) is no call: dropped as "not a call", no error."""
+    require_arch(arch)
+    src = write(tmp_path / "tail.S",
+                "\t.text\n\t.globl tailer\n\t.type tailer,@function\n"
+                "tailer:\n" + TAIL_CALL[arch] +
+                "\t.size tailer, .-tailer\n" + ARCHES[arch]["stub"])
+    obj = tmp_path / "tail.o"
+    run([tool(arch, "gcc"), "-c", src, "-o", obj])
+    image = tmp_path / "tail"
+    run([tool(arch, "gcc"), "-nostdlib", "-Wl,-q", "-Wl,-e,tailer", obj,
+         "-o", image])
+    st = stats(linkpass.run("scan", image, "-o", tmp_path / "t.o",
+                            "--stats").stdout)
+    assert st["references to the mcount symbol"] == 1, st
+    assert st["dropped: not a call"] == 1, st
+    assert st["table entries"] == 0, st
