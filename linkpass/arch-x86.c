@@ -171,7 +171,7 @@ static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	return n + 5;
 }
 
-static const struct arch arch_x86_64 = {
+const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
 	.elfclass = ELFCLASS64,
@@ -187,7 +187,7 @@ static const struct arch arch_x86_64 = {
 	.direct_call = x86_direct_call,
 };
 
-static const struct arch arch_i386 = {
+const struct arch arch_i386 = {
 	.name = "i386",
 	.machine = EM_386,
 	.elfclass = ELFCLASS32,
@@ -202,16 +202,3 @@ static const struct arch arch_i386 = {
 	.padding_len = i386_padding_len,
 	.direct_call = x86_direct_call,
 };
-
-static const struct arch *const arches[] = { &arch_x86_64, &arch_i386 };
-
-const struct arch *arch_find(uint16_t machine, uint8_t elfclass)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (arches[i]->machine == machine &&
-		    arches[i]->elfclass == elfclass)
-			return arches[i];
-	return NULL;
-}

@@ -15,6 +15,7 @@
 
 #include "entries.h"
 #include "order.h"
+#include "patchable.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -81,8 +82,10 @@ struct bad_reloc {
 	const struct chunk *chunk;
 	size_t index;
 	struct reloc r;
-	int what;		/* 1: offset outside, 2: symbol index */
+	int what;		/* BAD_OFFSET, BAD_SYMBOL, BAD_CALL */
 };
+
+enum { BAD_OFFSET = 1, BAD_SYMBOL = 2, BAD_CALL = 3 };
 
 struct worker {
 	const struct image *im;
@@ -142,7 +145,8 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 
 		if (off >= c->code_size || sym >= nsyms) {
 			reloc_get(l, base, i, &r);
-			note_bad(w, c, i, &r, off >= c->code_size ? 1 : 2);
+			note_bad(w, c, i, &r, off >= c->code_size ? BAD_OFFSET :
+				 BAD_SYMBOL);
 			continue;
 		}
 		if (!is_mcount[sym])
@@ -150,6 +154,10 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 		w->refs++;
 		reloc_get(l, base, i, &r);
 		form = arch->call_at(c->code, c->code_size, off, r.type, &start);
+		if (form == CALL_BAD) {
+			note_bad(w, c, i, &r, BAD_CALL);
+			continue;
+		}
 		s.shndx = shndx;
 		s.form = (uint8_t)form;
 		s.entry_style = is_mcount[sym] == MCOUNT_ENTRY;
@@ -348,7 +356,15 @@ static int report_bad(const struct image *im, struct worker *w, int nw)
 
 		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
 			 b->index);
-		if (b->what == 1)
+		if (b->what == BAD_CALL)
+			lp_error(im->path, place,
+				 "%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
+				 im->arch->name, b->r.type,
+				 im->syms[b->r.sym].name, rel->target->name,
+				 (unsigned long long)(b->r.offset - b->chunk->base),
+				 im->arch->call_insn,
+				 total > 1 ? " (and more bad relocations)" : "");
+		else if (b->what == BAD_OFFSET)
 			lp_error(im->path, place,
 				 "relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
 				 (unsigned long long)b->r.offset,
@@ -509,6 +525,25 @@ static bool dead_body(struct image *im, const struct funcs *f,
 	return pos == s->addr;
 }
 
+/*
+ * Where the mcount call follows the prologue (aarch64, riscv64): only
+ * prologue code, no call or return, may lie between the function's
+ * entry and its first mcount call (arch->prologue_ok).
+ */
+static bool prologue_before(const struct image *im, const struct section *sec,
+			    const struct func *fn, const struct site *s)
+{
+	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
+
+	if (!im->arch->prologue_ok)
+		return true;
+	if (fn->start < base || s->addr < fn->start ||
+	    s->addr - base > sec->sh.sh_size)
+		return false;
+	return im->arch->prologue_ok(sec->bytes, fn->start - base,
+				     s->addr - base);
+}
+
 static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			       const struct funcs *f, const struct site *s,
 			       const struct site *prev,
@@ -538,6 +573,8 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			return DROP_NOT_ENTRY;
 	} else if (*last_func == fn) {
 		/* mcount is called once, after the prologue */
+		return DROP_NOT_ENTRY;
+	} else if (!prologue_before(im, sec, fn, s)) {
 		return DROP_NOT_ENTRY;
 	}
 	*last_func = fn;
@@ -773,6 +810,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	uint64_t t0;
 	int nw = 0, ret = -1;
 
+	/* -fpatchable-function-entry: the compiler listed the sites */
+	if (o->patchable)
+		return patchable_scan(im, o, r);
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",

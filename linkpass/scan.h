@@ -54,6 +54,12 @@ struct scan_opts {
 	 * work.  On by default.
 	 */
 	bool reasons;
+	/*
+	 * Sites are the entries of the compiler's
+	 * __patchable_function_entries list, not mcount calls
+	 * (patchable.c).
+	 */
+	bool patchable;
 };
 
 struct scan_stats {

@@ -72,7 +72,49 @@ static int locate(struct image *im, const char *start_sym,
 	return 0;
 }
 
-/* Apply RELATIVE dynamic relocations that land inside the table. */
+/*
+ * The value of dynamic symbol @sym of the symbol table @link of a
+ * dynamic relocation section @rs, into *@value; -1 (reported) when the
+ * index is out of range.  riscv's GNU ld leaves table entries of a PIE
+ * as R_RISCV_64 against their (global) anchor, with zeros in the bytes.
+ */
+static int dynsym_value(struct image *im, const struct section *rs,
+			uint64_t sym, uint64_t *value)
+{
+	size_t esz = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ?
+		     sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	struct section *ds;
+	const uint8_t *b;
+
+	if (rs->sh.sh_link == 0 || rs->sh.sh_link >= im->nsecs)
+		return lp_error(im->path, rs->name,
+				"sh_link %u names no symbol table", rs->sh.sh_link);
+	ds = &im->secs[rs->sh.sh_link];
+	if (ds->sh.sh_type == SHT_NOBITS || sym >= ds->sh.sh_size / esz)
+		return lp_error(im->path, rs->name,
+				"symbol index %llu out of range of %s",
+				(unsigned long long)sym, ds->name);
+	b = image_section_bytes(im, ds);
+	if (!b)
+		return -1;
+	if (esz == sizeof(Elf64_Sym)) {
+		Elf64_Sym e;
+
+		memcpy(&e, b + sym * esz, sizeof(e));
+		*value = e.st_value;
+	} else {
+		Elf32_Sym e;
+
+		memcpy(&e, b + sym * esz, sizeof(e));
+		*value = e.st_value;
+	}
+	return 0;
+}
+
+/*
+ * Apply RELATIVE dynamic relocations that land inside the table, and
+ * absolute ones against a defined dynamic symbol.
+ */
 static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 {
 	unsigned int w = im->arch->addr_size;
@@ -103,14 +145,23 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 		for (j = 0; j < n; j++) {
 			struct reloc r;
 
+			uint64_t symval = 0;
+
 			reloc_get(l, base, j, &r);
-			if (r.type != im->arch->relative_reloc ||
+			if ((r.type != im->arch->relative_reloc &&
+			     (r.type != im->arch->abs_reloc || !r.sym)) ||
 			    r.offset < t->start || r.offset >= stop ||
 			    (r.offset - t->start) % w)
 				continue;
+			if (r.type == im->arch->abs_reloc &&
+			    dynsym_value(im, s, r.sym, &symval) < 0)
+				return -1;
 			/* Rel keeps the value in place; Rela in the addend */
 			if (l == RELA64 || l == RELA32)
-				t->v[(r.offset - t->start) / w] = (uint64_t)r.addend;
+				t->v[(r.offset - t->start) / w] =
+					symval + (uint64_t)r.addend;
+			else
+				t->v[(r.offset - t->start) / w] += symval;
 		}
 	}
 	return 0;
