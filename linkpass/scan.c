@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anchor.h"
 #include "entries.h"
 #include "order.h"
 #include "relocs.h"
@@ -210,29 +211,59 @@ static int thread_count(const struct scan_opts *o, size_t nrelocs)
 	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
 }
 
-static uint8_t *mark_mcount_syms(const struct image *im,
-				 const struct scan_opts *o)
+/* Which mcount symbol, if any, is named @name; @first: their first bytes. */
+static inline uint8_t mcount_kind(const struct scan_opts *o, const bool *first,
+				  const char *name)
 {
-	uint8_t *is = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	uint8_t kind = MCOUNT_NO;
+	size_t j;
+
+	/* the first byte rules out almost every symbol with one load */
+	if (!first[(uint8_t)name[0]])
+		return MCOUNT_NO;
+	for (j = 0; o->mcount_syms[j]; j++) {
+		if (strcmp(name, o->mcount_syms[j]))
+			continue;
+		/* __fentry__ is called first thing; mcount after the
+		 * prologue */
+		kind = strncmp(o->mcount_syms[j], "__fentry", 8) ?
+		       MCOUNT_PROLOGUE : MCOUNT_ENTRY;
+	}
+	return kind;
+}
+
+/* Does @s start a live function?  The rule of funcs_build(). */
+static inline bool live_function(const struct image *im,
+				 const struct symbol *s)
+{
+	return (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+	       s->shndx != SHN_UNDEF && s->shndx < im->nsecs && s->name[0];
+}
+
+/*
+ * One pass over the symbols for all the per-symbol work of a scan:
+ * mark the mcount symbols in @is_mcount, and, when given, put the live
+ * function entries into @e and gather the anchor candidates.  The symbol table is the biggest input after the
+ * relocations; one pass reads it once.
+ */
+static void symbol_pass(const struct image *im, const struct scan_opts *o,
+			uint8_t *is_mcount, struct entry_set *e,
+			struct anchor_cands *anchors)
+{
 	bool first[256] = { false };
 	size_t i, j;
 
-	/* the first byte rules out almost every symbol with one load */
 	for (j = 0; o->mcount_syms[j]; j++)
 		first[(uint8_t)o->mcount_syms[j][0]] = true;
 	for (i = 1; i < im->nsyms; i++) {
-		if (!first[(uint8_t)im->syms[i].name[0]])
-			continue;
-		for (j = 0; o->mcount_syms[j]; j++) {
-			if (strcmp(im->syms[i].name, o->mcount_syms[j]))
-				continue;
-			/* __fentry__ is called first thing; mcount after the
-			 * prologue */
-			is[i] = strncmp(o->mcount_syms[j], "__fentry", 8) ?
-				MCOUNT_PROLOGUE : MCOUNT_ENTRY;
-		}
+		const struct symbol *s = &im->syms[i];
+
+		is_mcount[i] = mcount_kind(o, first, s->name);
+		if (anchors)
+			anchor_cands_add(anchors, im, s);
+		if (e && live_function(im, s))
+			entries_add(e, s->shndx, s->value, s->size);
 	}
-	return is;
 }
 
 /* Load and check every code relocation section; fill @rels. */
@@ -596,18 +627,21 @@ static enum fast_verdict at_entry(const struct image *im,
 				  const struct site *s)
 {
 	const struct section *sec = &im->secs[s->shndx];
-	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
-	const struct entry *f;
+	uint64_t base = e->map[s->shndx].base;
 	unsigned int k;
+	bool wide;
 
-	if (entries_find(e, s->shndx, s->addr))
+	if (entries_has(e, s->shndx, s->addr, &wide))
 		return FAST_KEEP;
 	/* the nearest start within a prefix's length before the call */
 	for (k = 1; k <= ARCH_ENTRY_PREFIX_MAX && k <= s->addr; k++) {
-		f = entries_find(e, s->shndx, s->addr - k);
-		if (!f)
+		/* a start before the section: only the index can tell */
+		if (s->addr - k < base)
+			return FAST_UNSURE;
+		if (!entries_has(e, s->shndx, s->addr - k, &wide))
 			continue;
-		if (f->size <= k || s->addr - k < base)
+		/* a function that may end inside the prefix: likewise */
+		if (!wide)
 			return FAST_UNSURE;
 		return im->arch->entry_prefix(sec->bytes + (s->addr - k - base),
 					      k) == k ? FAST_KEEP : FAST_DROP;
@@ -621,26 +655,24 @@ static enum fast_verdict at_entry(const struct image *im,
  * prologue-style mcount call, or FAST_UNSURE); @cand is then intact.
  */
 static int filter_fast(struct image *im, const uint8_t *traced,
-		       struct site *cand, size_t n, struct scan_result *r)
+		       const struct entry_set *e, struct site *cand, size_t n,
+		       struct scan_result *r)
 {
 	struct site *kept = xmalloc((n ? n : 1) * sizeof(*kept));
 	const struct site *prev = NULL;
-	struct entry_set e;
 	size_t i, nkept = 0;
 	enum fast_verdict v;
 
-	entries_build(im, &e);
 	for (i = 0; i < n; i++) {
 		const struct site *s = &cand[i];
 
 		if (s->verdict != SITE_KEPT || !traced[s->shndx] ||
 		    (prev && prev->shndx == s->shndx && prev->addr == s->addr))
 			continue;
-		v = s->entry_style ? at_entry(im, &e, s) : FAST_UNSURE;
+		v = s->entry_style ? at_entry(im, e, s) : FAST_UNSURE;
 		/* without local symbols a drop needs its reason (see
 		 * check_local_symbols) */
 		if (v == FAST_UNSURE || (v == FAST_DROP && !im->nlocal_funcs)) {
-			entries_free(&e);
 			free(kept);
 			return -1;
 		}
@@ -649,7 +681,6 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 			prev = &kept[nkept - 1];
 		}
 	}
-	entries_free(&e);
 	free(cand);
 	r->kept = kept;
 	r->nkept = nkept;
@@ -657,24 +688,20 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 	return 0;
 }
 
-/* Takes @cand: it becomes r->kept or is freed. */
-static void filter(struct image *im, const struct scan_opts *o,
-		   struct site *cand, size_t n, struct scan_result *r)
+/*
+ * Takes @cand: it becomes r->kept or is freed.  @e: the entry set, or
+ * NULL when the scan explains every drop.
+ */
+static void filter(struct image *im, const uint8_t *traced,
+		   const struct entry_set *e, struct site *cand, size_t n,
+		   struct scan_result *r)
 {
-	uint8_t *traced = traced_sections(im, o);
-
 	sort_sites(cand, n, im->nsecs, false);
-	/*
-	 * Without local function symbols every drop needs its reason
-	 * (check_local_symbols), so the entry set would be built in vain.
-	 */
-	if (o->reasons || !im->nlocal_funcs ||
-	    filter_fast(im, traced, cand, n, r) < 0) {
+	if (!e || filter_fast(im, traced, e, cand, n, r) < 0) {
 		if (!r->funcs.v)
 			funcs_build(im, &r->funcs);
 		filter_explained(im, traced, cand, n, r);
 	}
-	free(traced);
 	if (im->ehdr.e_type != ET_REL) {
 		sort_sites(r->kept, r->nkept, im->nsecs, true);
 		sort_sites(r->dropped, r->ndropped, im->nsecs, true);
@@ -698,6 +725,20 @@ static int check_local_symbols(const struct image *im,
 	return lp_error(im->path, im->symtab->name,
 			"no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu call site%s in traced sections lie%s in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
 			n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+}
+
+/* Entry maps for the traced sections that have code relocations. */
+static void init_entry_set(const struct image *im, const uint8_t *traced,
+			   const struct relocs *rels, size_t nrels,
+			   struct entry_set *e)
+{
+	uint8_t *want = xcalloc(im->nsecs, 1);
+	size_t i;
+
+	for (i = 0; i < nrels; i++)
+		want[rels[i].target->idx] = traced[rels[i].target->idx];
+	entries_init(e, im, want);
+	free(want);
 }
 
 /* Run the workers over the chunks, on threads where there are several. */
@@ -767,9 +808,11 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	struct relocs *rels = NULL;
 	struct worker *w = NULL;
 	struct chunk *chunks = NULL;
-	uint8_t *is_mcount = NULL;
+	uint8_t *is_mcount = NULL, *traced = NULL;
+	struct entry_set e = { 0 };
 	struct site *cand;
 	size_t nrels = 0, total = 0, ncand = 0, i;
+	bool fast = false;
 	uint64_t t0;
 	int nw = 0, ret = -1;
 
@@ -777,22 +820,41 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the image is stripped; scan the unstripped link output");
-	/* the function index (only to explain drops), the mcount symbols */
+	/* the code relocation sections, checked */
 	t0 = now_ns();
-	if (o->reasons)
+	if (collect_relocs(im, &rels, &nrels, &total) < 0)
+		goto out_free;
+	r->stats.ns_relocs = now_ns() - t0;
+
+	/*
+	 * The mcount symbols, and in the same pass the entry set (unless
+	 * every drop is to be explained: then the sorted function index)
+	 * and the anchor candidates.  Without local function symbols
+	 * every drop needs its reason (check_local_symbols), so the entry
+	 * set would be built in vain.
+	 */
+	t0 = now_ns();
+	traced = traced_sections(im, o);
+	fast = !o->reasons && im->nlocal_funcs;
+	if (fast)
+		init_entry_set(im, traced, rels, nrels, &e);
+	else
 		funcs_build(im, &r->funcs);
-	is_mcount = mark_mcount_syms(im, o);
+	if (o->anchors) {
+		r->anchors = xmalloc(sizeof(*r->anchors));
+		anchor_cands_init(r->anchors, im);
+	}
+	is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	symbol_pass(im, o, is_mcount, fast ? &e : NULL, r->anchors);
 	r->stats.ns_symbols = now_ns() - t0;
 
 	/* every reference to them in the code relocations, in parallel */
 	t0 = now_ns();
-	if (collect_relocs(im, &rels, &nrels, &total) < 0)
-		goto out_free;
 	nw = thread_count(o, total);
 	w = make_workers(im, is_mcount, nw);
 	chunks = make_chunks(im, rels, nrels, total, w, nw);
 	run_workers(w, nw);
-	r->stats.ns_relocs = now_ns() - t0;
+	r->stats.ns_relocs += now_ns() - t0;
 	r->stats.relsecs = nrels;
 	r->stats.relocs = total;
 	r->stats.threads = nw;
@@ -802,7 +864,7 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	/* keep the calls at live function entries in traced sections */
 	t0 = now_ns();
 	cand = gather(w, nw, &r->stats, &ncand);
-	filter(im, o, cand, ncand, r);
+	filter(im, traced, fast ? &e : NULL, cand, ncand, r);
 	r->stats.ns_filter = now_ns() - t0;
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
@@ -816,6 +878,9 @@ out_free:
 	free(chunks);
 	free(rels);
 	free(is_mcount);
+	free(traced);
+	if (fast)
+		entries_free(&e);
 	if (ret < 0)
 		scan_result_free(r);	/* callers free only a result */
 	return ret;
@@ -825,6 +890,9 @@ void scan_result_free(struct scan_result *r)
 {
 	free(r->kept);
 	free(r->dropped);
+	if (r->anchors)
+		anchor_cands_free(r->anchors);
+	free(r->anchors);
 	funcs_free(&r->funcs);
 	memset(r, 0, sizeof(*r));
 }

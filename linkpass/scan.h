@@ -54,6 +54,8 @@ struct scan_opts {
 	 * work.  On by default.
 	 */
 	bool reasons;
+	/* Also find each section's anchor candidate (r->anchors). */
+	bool anchors;
 };
 
 struct scan_stats {
@@ -68,6 +70,8 @@ struct scan_stats {
 	uint64_t ns_filter;	/* filtering and sorting */
 };
 
+struct anchor_cands;
+
 struct scan_result {
 	struct site *kept;	/* sorted by address, no duplicates */
 	size_t nkept;
@@ -75,6 +79,8 @@ struct scan_result {
 	size_t ndropped;
 	struct funcs funcs;	/* empty unless explained */
 	bool explained;		/* the scan ran with reasons on */
+	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
+	struct anchor_cands *anchors;
 	struct scan_stats stats;
 };
 
