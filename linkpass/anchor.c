@@ -13,14 +13,47 @@ const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
 
 void anchor_cands_init(struct anchor_cands *c, const struct image *im)
 {
+	size_t n = im->nsecs ? im->nsecs : 1;
+
 	memset(c, 0, sizeof(*c));
-	c->by_shndx = xcalloc(im->nsecs ? im->nsecs : 1, sizeof(*c->by_shndx));
+	c->best = xcalloc(n, sizeof(*c->best));
+	c->best_value = xcalloc(n, sizeof(*c->best_value));
+	/* at most one per section and the image-wide one */
+	c->cap = n + 1;
+	c->store = xcalloc(c->cap, sizeof(*c->store));
+	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
 }
 
 void anchor_cands_free(struct anchor_cands *c)
 {
-	free(c->by_shndx);
+	free(c->best);
+	free(c->best_value);
+	free(c->store);
+	free(c->store_idx);
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Symbol @idx as a pointer that stays valid as long as @c: into
+ * im->syms, or a copy decoded once (the same symbol, the same pointer).
+ */
+static const struct symbol *cand_ptr(struct anchor_cands *c,
+				     const struct image *im, uint32_t idx)
+{
+	size_t i;
+
+	if (!idx)
+		return NULL;
+	if (im->syms_decoded)
+		return &im->syms[idx];
+	for (i = 0; i < c->nstore; i++)
+		if (c->store_idx[i] == idx)
+			return &c->store[i];
+	if (c->nstore == c->cap)
+		return NULL;	/* not reached: one per section at most */
+	anchor_cand_sym(im, idx, &c->store[c->nstore]);
+	c->store_idx[c->nstore] = idx;
+	return &c->store[c->nstore++];
 }
 
 /*
@@ -28,14 +61,19 @@ void anchor_cands_free(struct anchor_cands *c)
  * own: a well-known start symbol, else the first eligible symbol.
  */
 static const struct symbol *image_anchor(const struct image *im,
-					 const struct anchor_cands *c)
+					 struct anchor_cands *c)
 {
+	struct symbol s;
 	size_t j;
 
-	for (j = 0; j < ANCHOR_NFALLBACK; j++)
-		if (c->named[j] && anchor_eligible(im, c->named[j]))
-			return c->named[j];
-	return c->first;
+	for (j = 0; j < ANCHOR_NFALLBACK; j++) {
+		if (!c->named[j])
+			continue;
+		anchor_cand_sym(im, c->named[j], &s);
+		if (anchor_eligible(im, &s))
+			return cand_ptr(c, im, c->named[j]);
+	}
+	return cand_ptr(c, im, c->first);
 }
 
 static void add_distinct(struct anchors *a, const struct symbol *s)
@@ -50,7 +88,7 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
-		   const struct anchor_cands *cands, struct anchors *a)
+		   struct anchor_cands *cands, struct anchors *a)
 {
 	struct anchor_cands own = { 0 };
 	const struct symbol *s;
@@ -62,6 +100,8 @@ int anchors_choose(struct image *im, const char *forced,
 	a->list = xcalloc(im->nsecs + 1, sizeof(*a->list));
 
 	if (forced && strcmp(forced, "auto")) {
+		if (image_symbols(im) < 0)
+			goto out_free_anchors;
 		s = image_find_symbol(im, forced);
 		if (!s) {
 			lp_error(im->path, forced,
@@ -81,9 +121,11 @@ int anchors_choose(struct image *im, const char *forced,
 	}
 
 	if (!cands) {
+		if (image_symbols(im) < 0)
+			goto out_free_anchors;
 		anchor_cands_init(&own, im);
 		for (i = 1; i < im->nsyms; i++)
-			anchor_cands_add(&own, im, &im->syms[i]);
+			anchor_cands_add(&own, im, &im->syms[i], (uint32_t)i);
 		cands = &own;
 	}
 	used = xcalloc(im->nsecs, sizeof(*used));
@@ -92,7 +134,7 @@ int anchors_choose(struct image *im, const char *forced,
 	for (i = 0; i < im->nsecs; i++) {
 		if (!used[i])
 			continue;
-		a->by_shndx[i] = cands->by_shndx[i];
+		a->by_shndx[i] = cand_ptr(cands, im, cands->best[i]);
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = image_anchor(im, cands);
 		if (!a->by_shndx[i]) {

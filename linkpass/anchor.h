@@ -68,46 +68,91 @@ static inline bool anchor_better(const struct symbol *a,
 #define ANCHOR_NFALLBACK 5
 extern const char *const anchor_fallback_names[ANCHOR_NFALLBACK];
 
-/* What anchors_choose() needs from the symbols, gathered in one pass. */
+/*
+ * What anchors_choose() needs from the symbols, gathered in one pass,
+ * as symbol indices (0: none), so that the pass may read each symbol in
+ * place and keep none of them.
+ */
 struct anchor_cands {
-	const struct symbol **by_shndx;	/* each section's best anchor */
+	uint32_t *best;			/* each section's best anchor */
+	uint64_t *best_value;		/* ... and its value */
 	/* the first defined symbol of each fallback name (as
 	 * image_find_symbol() finds it), and the first eligible symbol */
-	const struct symbol *named[ANCHOR_NFALLBACK];
-	const struct symbol *first;
+	uint32_t named[ANCHOR_NFALLBACK];
+	uint32_t first;
+	/* the chosen ones, decoded when the image's symbols are not */
+	struct symbol *store;
+	uint32_t *store_idx;
+	size_t nstore, cap;
 };
 
 void anchor_cands_init(struct anchor_cands *c, const struct image *im);
 void anchor_cands_free(struct anchor_cands *c);
 
+/* Symbol @idx, which a pass already read in place once. */
+static inline void anchor_cand_sym(const struct image *im, uint32_t idx,
+				   struct symbol *out)
+{
+	if (im->syms_decoded)
+		*out = im->syms[idx];
+	else
+		image_sym_get(im, idx, out);
+}
+
+/* A defined symbol @s, number @idx, whose name may be a fallback name. */
+static inline __attribute__((always_inline)) void
+anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
+		   uint32_t idx)
+{
+	size_t j;
+
+	for (j = 0; j < ANCHOR_NFALLBACK; j++)
+		if (!c->named[j] && !strcmp(s->name, anchor_fallback_names[j]))
+			c->named[j] = idx;
+}
+
+/* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
+static inline __attribute__((always_inline)) void
+anchor_cands_consider(struct anchor_cands *c, const struct image *im,
+		      const struct symbol *s, uint32_t idx)
+{
+	struct symbol b;
+	uint32_t bi;
+
+	/* a local symbol is never eligible: one compare for most */
+	if (s->bind == STB_LOCAL)
+		return;
+	if (!c->first && anchor_eligible(im, s))
+		c->first = idx;
+	/* above the best so far: never better (one compare) */
+	bi = c->best[s->shndx];
+	if (bi && s->value > c->best_value[s->shndx])
+		return;
+	if (!anchor_eligible(im, s))
+		return;
+	if (bi) {
+		anchor_cand_sym(im, bi, &b);
+		if (!anchor_better(s, &b))
+			return;
+	}
+	c->best[s->shndx] = idx;
+	c->best_value[s->shndx] = s->value;
+}
+
 /*
- * Take symbol @s into account.  Called for the symbols in table order,
- * so of equals the first one stays.
+ * Take symbol @s, number @idx, into account.  Called for the symbols in
+ * table order, so of equals the first one stays.
  */
 static inline void anchor_cands_add(struct anchor_cands *c,
 				    const struct image *im,
-				    const struct symbol *s)
+				    const struct symbol *s, uint32_t idx)
 {
-	const struct symbol *b;
-	size_t j;
-
 	if (s->shndx == SHN_UNDEF)
 		return;
 	if (s->name[0] == '_' || s->name[0] == 'm')
-		for (j = 0; j < ANCHOR_NFALLBACK; j++)
-			if (!c->named[j] &&
-			    !strcmp(s->name, anchor_fallback_names[j]))
-				c->named[j] = s;
-	if (s->shndx >= im->nsecs)
-		return;
-	if (!c->first && anchor_eligible(im, s))
-		c->first = s;
-	/* above the best so far: never better (one compare) */
-	b = c->by_shndx[s->shndx];
-	if (b && s->value > b->value)
-		return;
-	if (anchor_eligible(im, s) && anchor_better(s, b))
-		c->by_shndx[s->shndx] = s;
+		anchor_cands_named(c, s, idx);
+	if (s->shndx < im->nsecs)
+		anchor_cands_consider(c, im, s, idx);
 }
 
 /*
@@ -117,7 +162,7 @@ static inline void anchor_cands_add(struct anchor_cands *c,
  */
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
-		   const struct anchor_cands *cands, struct anchors *a);
+		   struct anchor_cands *cands, struct anchors *a);
 void anchors_free(struct anchors *a);
 
 #endif

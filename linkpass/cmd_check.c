@@ -241,7 +241,14 @@ int cmd_check(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	if (image_open(&im, o->image, IMAGE_ANY) < 0)
+	/*
+	 * The scan of a linked image reads each symbol in place; the
+	 * byte-level audit and the object check use the decoded ones.
+	 */
+	if (image_open_lazy(&im, o->image, IMAGE_ANY) < 0)
+		goto out_close;
+	if ((o->byte_audit || im.ehdr.e_type == ET_REL) &&
+	    image_symbols(&im) < 0)
 		goto out_close;
 	if (im.ehdr.e_type != ET_REL)
 		ret = check_linked(o, &im, &fd);

@@ -73,7 +73,8 @@ int cmd_scan(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
+	/* the scan reads each symbol in place; none is decoded for it */
+	if (image_open_lazy(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
 	ns_open = now_ns() - t_start;
 	o->scan.reasons = false;

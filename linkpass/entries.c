@@ -3,6 +3,7 @@
 #include "entries.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -30,6 +31,17 @@ void entries_init(struct entry_set *e, const struct image *im,
 		m->base = im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
 		m->size = s->sh.sh_size;
 	}
+}
+
+void entries_clear(struct entry_set *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsecs; i++)
+		if (e->map[i].any)
+			memset(e->map[i].any, 0,
+			       2 * ((size_t)(e->map[i].size / 64) + 1) *
+			       sizeof(*e->map[i].any));
 }
 
 void entries_free(struct entry_set *e)

@@ -19,7 +19,7 @@ struct entry_map {
 	uint64_t *any;		/* a function starts at this byte */
 	uint64_t *wide;		/* ... one longer than ARCH_ENTRY_PREFIX_MAX */
 	uint64_t base;		/* address of the section's byte 0 */
-	uint64_t size;		/* sh_size */
+	uint64_t size;		/* sh_size; 0 when there is no map */
 };
 
 struct entry_set {
@@ -30,6 +30,8 @@ struct entry_set {
 /* Maps for the sections @want marks (indexed by section), all empty. */
 void entries_init(struct entry_set *e, const struct image *im,
 		  const uint8_t *want);
+/* Empty every map again. */
+void entries_clear(struct entry_set *e);
 void entries_free(struct entry_set *e);
 
 /* Note a live function at (@shndx, @addr) of @size bytes. */
@@ -43,8 +45,12 @@ static inline void entries_add(struct entry_set *e, uint32_t shndx,
 		return;
 	m = &e->map[shndx];
 	off = addr - m->base;
-	/* a symbol outside its section's bytes is never a site's entry */
-	if (!m->any || addr < m->base || off >= m->size)
+	/*
+	 * A symbol outside its section's bytes (below base the difference
+	 * wraps around) is never a site's entry; a section without a map
+	 * has size 0.
+	 */
+	if (off >= m->size)
 		return;
 	m->any[off / 64] |= 1ull << (off % 64);
 	if (size > ARCH_ENTRY_PREFIX_MAX)

@@ -19,7 +19,13 @@ static const char *const symbol_pairs[][2] = {
 static int locate(struct image *im, const char *start_sym,
 		  const char *stop_sym, struct table *t, uint64_t *stop)
 {
+	const char *names[4] = {
+		symbol_pairs[0][0], symbol_pairs[0][1],
+		symbol_pairs[1][0], symbol_pairs[1][1],
+	};
 	const struct symbol *a = NULL, *b = NULL;
+	struct symbol syms[4];
+	bool found[4];
 	struct section *sec;
 	size_t i;
 
@@ -27,18 +33,25 @@ static int locate(struct image *im, const char *start_sym,
 		if (!start_sym || !stop_sym)
 			return lp_error(im->path, "table bounds",
 					"give both --start-sym and --stop-sym");
-		a = image_find_symbol(im, start_sym);
-		b = image_find_symbol(im, stop_sym);
-		if (!a || !b)
-			return lp_error(im->path, !a ? start_sym : stop_sym,
+		names[0] = start_sym;
+		names[1] = stop_sym;
+		if (image_find_symbols(im, names, 2, syms, found) < 0)
+			return -1;
+		if (!found[0] || !found[1])
+			return lp_error(im->path, !found[0] ? start_sym : stop_sym,
 					"table bound symbol not defined in the image");
+		a = &syms[0];
+		b = &syms[1];
 	} else {
-		for (i = 0; i < sizeof(symbol_pairs) / sizeof(symbol_pairs[0]); i++) {
-			a = image_find_symbol(im, symbol_pairs[i][0]);
-			b = image_find_symbol(im, symbol_pairs[i][1]);
-			if (a && b)
+		/* all four names in one pass over the symbols */
+		if (image_find_symbols(im, names, 4, syms, found) < 0)
+			return -1;
+		for (i = 0; i < 4; i += 2) {
+			if (found[i] && found[i + 1]) {
+				a = &syms[i];
+				b = &syms[i + 1];
 				break;
-			a = b = NULL;
+			}
 		}
 	}
 	if (a && b) {
