@@ -17,6 +17,7 @@
 #include "entries.h"
 #include "order.h"
 #include "relocs.h"
+#include "table_read.h"
 #include "util.h"
 
 const char *const verdict_name[NR_VERDICTS] = {
@@ -259,6 +260,7 @@ struct sym_pass {
 	struct entry_set *e;		/* or NULL */
 	struct anchor_cands *anchors;	/* or NULL */
 	size_t nlocal_funcs;
+	size_t first_global;		/* the symbol table's sh_info */
 };
 
 /*
@@ -270,20 +272,32 @@ struct sym_pass {
  * not decoded); returns -1 at the first symbol that needs the full
  * decoder, having done part of the work.
  */
-static inline __attribute__((always_inline)) int
-symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
-	    struct sym_pass *p)
+/*
+ * Symbol @i may be one of the table's bounds (check).  Rare, so it reads
+ * the symbol again rather than make the caller keep its copy in memory.
+ */
+static void match_bounds(const struct image *im, const struct scan_opts *o,
+			 size_t i)
 {
-	uint8_t first[256] = { 0 };
-	struct symbol local;
-	size_t i, j;
+	struct symbol copy;
 
-	/* the first byte rules out almost every name with one load */
-	for (j = 0; o->mcount_syms[j]; j++)
-		first[(uint8_t)o->mcount_syms[j][0]] |= 1;
-	if (p->anchors)
-		first['_'] |= 2, first['m'] |= 2;	/* anchor_fallback_names */
-	for (i = 1; i < im->nsyms; i++) {
+	if (im->syms_decoded)
+		copy = im->syms[i];
+	else
+		image_sym_get(im, i, &copy);	/* true: the caller's was */
+	if (copy.shndx != SHN_UNDEF)
+		table_bounds_match(o->bounds, &copy);
+}
+
+/* symbol_pass() over symbols [@from, @to). */
+static inline __attribute__((always_inline)) int
+symbol_range(bool raw, const struct image *im, const struct scan_opts *o,
+	     struct sym_pass *p, const uint8_t *first, size_t from, size_t to)
+{
+	struct symbol local;
+	size_t i;
+
+	for (i = from; i < to; i++) {
 		const struct symbol *s = &local;
 		uint8_t f;
 
@@ -292,10 +306,14 @@ symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 		else if (!image_sym_get(im, i, &local))
 			return -1;
 		f = first[(uint8_t)s->name[0]];
-		if (f & 1)
-			p->is_mcount[i] = mcount_kind(o, s->name);
-		if ((f & 2) && s->shndx != SHN_UNDEF)
-			anchor_cands_named(p->anchors, s, (uint32_t)i);
+		if (__builtin_expect(f != 0, 0)) {
+			if (f & 1)
+				p->is_mcount[i] = mcount_kind(o, s->name);
+			if ((f & 2) && s->shndx != SHN_UNDEF)
+				anchor_cands_named(p->anchors, s, (uint32_t)i);
+			if (f & 4)
+				match_bounds(im, o, i);
+		}
 		p->nlocal_funcs += s->type == STT_FUNC &&
 				   s->bind == STB_LOCAL;
 		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
@@ -307,6 +325,35 @@ symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 			entries_add(p->e, s->shndx, s->value, s->size);
 	}
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
+	    struct sym_pass *p)
+{
+	size_t j, mid = p->first_global;
+	uint8_t first[256] = { 0 };
+
+	/* the first byte rules out almost every name with one load */
+	for (j = 0; o->mcount_syms[j]; j++)
+		first[(uint8_t)o->mcount_syms[j][0]] |= 1;
+	if (p->anchors)
+		first['_'] |= 2, first['m'] |= 2;	/* anchor_fallback_names */
+	for (j = 0; o->bounds && j < o->bounds->n; j++)
+		first[(uint8_t)o->bounds->names[j][0]] |= 4;
+	if (mid < 1 || mid > im->nsyms)
+		mid = im->nsyms;
+	if (symbol_range(raw, im, o, p, first, 1, mid) < 0)
+		return -1;
+	/*
+	 * Past the local symbols (sh_info) with no local function among
+	 * them: the entry set is of no use (see check_local_symbols), and
+	 * the full judgement needs the decoded symbols: decode them now
+	 * rather than read them twice.
+	 */
+	if (raw && mid < im->nsyms && !p->nlocal_funcs)
+		return -1;
+	return symbol_range(raw, im, o, p, first, mid, im->nsyms);
 }
 
 /*
@@ -331,8 +378,15 @@ static int run_symbol_pass(struct image *im, const struct scan_opts *o,
 	}
 	if (image_symbols(im) < 0)
 		return -1;
+	/* no local function symbols: no use for the entry set */
+	if (p->e && !im->nlocal_funcs) {
+		entries_free(p->e);
+		p->e = NULL;
+	}
 	/* start again from nothing */
 	memset(p->is_mcount, 0, im->nsyms ? im->nsyms : 1);
+	if (o->bounds)
+		memset(o->bounds->found, 0, sizeof(o->bounds->found));
 	if (p->e)
 		entries_clear(p->e);
 	if (p->anchors) {
@@ -938,13 +992,16 @@ int scan_image(struct image *im, const struct scan_opts *o,
 		p.anchors = r->anchors;
 	}
 	p.is_mcount = is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	p.first_global = im->symtab->sh.sh_info;
 	if (run_symbol_pass(im, o, &p) < 0)
 		goto out_free;
+	if (o->bounds)
+		o->bounds->looked = true;
 	/*
 	 * Without local function symbols every drop needs its reason
 	 * (check_local_symbols), so the entry set is of no use.
 	 */
-	fast = !o->reasons && im->nlocal_funcs;
+	fast = p.e && im->nlocal_funcs;
 	if (!fast) {
 		if (image_symbols(im) < 0)
 			goto out_free;
@@ -991,7 +1048,7 @@ out_free:
 	free(is_mcount);
 	free(traced);
 	if (p.e)
-		entries_free(&e);
+		entries_free(p.e);
 	if (ret < 0)
 		scan_result_free(r);	/* callers free only a result */
 	return ret;

@@ -42,6 +42,8 @@ struct site {
 /* Names of the mcount symbol used when --mcount-sym is not given. */
 extern const char *const default_mcount_syms[];
 
+struct table_bounds;
+
 struct scan_opts {
 	const char **mcount_syms;	/* NULL-terminated */
 	struct policy policy;
@@ -56,6 +58,8 @@ struct scan_opts {
 	bool reasons;
 	/* Also find each section's anchor candidate (r->anchors). */
 	bool anchors;
+	/* Also look up the table's bound symbols (check), or NULL. */
+	struct table_bounds *bounds;
 };
 
 struct scan_stats {
@@ -71,6 +75,7 @@ struct scan_stats {
 };
 
 struct anchor_cands;
+struct table_bounds;
 
 struct scan_result {
 	struct site *kept;	/* sorted by address, no duplicates */

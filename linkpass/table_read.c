@@ -15,41 +15,57 @@ static const char *const symbol_pairs[][2] = {
 	{ MCOUNT_LINKER_START, MCOUNT_LINKER_STOP },
 };
 
-/* Find the table's bounds; returns 0 with t->found false if absent. */
-static int locate(struct image *im, const char *start_sym,
-		  const char *stop_sym, struct table *t, uint64_t *stop)
+void table_bounds_init(struct table_bounds *b, const char *start_sym,
+		       const char *stop_sym)
 {
-	const char *names[4] = {
-		symbol_pairs[0][0], symbol_pairs[0][1],
-		symbol_pairs[1][0], symbol_pairs[1][1],
-	};
+	memset(b, 0, sizeof(*b));
+	b->given = start_sym || stop_sym;
+	if (b->given) {
+		/* a missing one is reported by table_read_bounds() */
+		if (!start_sym || !stop_sym)
+			return;
+		b->names[0] = start_sym;
+		b->names[1] = stop_sym;
+		b->n = 2;
+		return;
+	}
+	b->names[0] = symbol_pairs[0][0];
+	b->names[1] = symbol_pairs[0][1];
+	b->names[2] = symbol_pairs[1][0];
+	b->names[3] = symbol_pairs[1][1];
+	b->n = 4;
+}
+
+/* Find the table's bounds; returns 0 with t->found false if absent. */
+static int locate(struct image *im, struct table_bounds *bd, struct table *t,
+		  uint64_t *stop)
+{
 	const struct symbol *a = NULL, *b = NULL;
-	struct symbol syms[4];
-	bool found[4];
 	struct section *sec;
 	size_t i;
 
-	if (start_sym || stop_sym) {
-		if (!start_sym || !stop_sym)
-			return lp_error(im->path, "table bounds",
-					"give both --start-sym and --stop-sym");
-		names[0] = start_sym;
-		names[1] = stop_sym;
-		if (image_find_symbols(im, names, 2, syms, found) < 0)
+	if (bd->given && bd->n != 2)
+		return lp_error(im->path, "table bounds",
+				"give both --start-sym and --stop-sym");
+	/* all names in one pass over the symbols, unless done already */
+	if (!bd->looked) {
+		if (image_find_symbols(im, bd->names, bd->n, bd->syms,
+				       bd->found) < 0)
 			return -1;
-		if (!found[0] || !found[1])
-			return lp_error(im->path, !found[0] ? start_sym : stop_sym,
+		bd->looked = true;
+	}
+	if (bd->given) {
+		if (!bd->found[0] || !bd->found[1])
+			return lp_error(im->path,
+					bd->names[!bd->found[0] ? 0 : 1],
 					"table bound symbol not defined in the image");
-		a = &syms[0];
-		b = &syms[1];
+		a = &bd->syms[0];
+		b = &bd->syms[1];
 	} else {
-		/* all four names in one pass over the symbols */
-		if (image_find_symbols(im, names, 4, syms, found) < 0)
-			return -1;
-		for (i = 0; i < 4; i += 2) {
-			if (found[i] && found[i + 1]) {
-				a = &syms[i];
-				b = &syms[i + 1];
+		for (i = 0; i < bd->n; i += 2) {
+			if (bd->found[i] && bd->found[i + 1]) {
+				a = &bd->syms[i];
+				b = &bd->syms[i + 1];
 				break;
 			}
 		}
@@ -132,13 +148,22 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t)
 {
+	struct table_bounds b;
+
+	table_bounds_init(&b, start_sym, stop_sym);
+	return table_read_bounds(im, &b, t);
+}
+
+int table_read_bounds(struct image *im, struct table_bounds *b,
+		      struct table *t)
+{
 	unsigned int w = im->arch->addr_size;
 	const uint8_t *bytes;
 	uint64_t stop = 0;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
-	if (locate(im, start_sym, stop_sym, t, &stop) < 0)
+	if (locate(im, b, t, &stop) < 0)
 		return -1;
 	if (!t->found || t->start == stop)
 		return 0;
