@@ -470,7 +470,8 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 	t->bytes_size = n * t->width;
 	t->relocs_size = n * reloc_entsize(t->layout);
 	t->bytes = xcalloc(1, t->bytes_size);
-	t->relocs = xcalloc(1, t->relocs_size);
+	/* every entry is written by addr_table_put() */
+	t->relocs = xmalloc(t->relocs_size ? t->relocs_size : 1);
 	return 0;
 }
 

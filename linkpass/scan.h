@@ -42,6 +42,8 @@ struct site {
 /* Names of the mcount symbol used when --mcount-sym is not given. */
 extern const char *const default_mcount_syms[];
 
+struct table_bounds;
+
 struct scan_opts {
 	const char **mcount_syms;	/* NULL-terminated */
 	struct policy policy;
@@ -60,6 +62,10 @@ struct scan_opts {
 	 * (patchable.c).
 	 */
 	bool patchable;
+	/* Also find each section's anchor candidate (r->anchors). */
+	bool anchors;
+	/* Also look up the table's bound symbols (check), or NULL. */
+	struct table_bounds *bounds;
 };
 
 struct scan_stats {
@@ -74,6 +80,9 @@ struct scan_stats {
 	uint64_t ns_filter;	/* filtering and sorting */
 };
 
+struct anchor_cands;
+struct table_bounds;
+
 struct scan_result {
 	struct site *kept;	/* sorted by address, no duplicates */
 	size_t nkept;
@@ -81,6 +90,8 @@ struct scan_result {
 	size_t ndropped;
 	struct funcs funcs;	/* empty unless explained */
 	bool explained;		/* the scan ran with reasons on */
+	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
+	struct anchor_cands *anchors;
 	struct scan_stats stats;
 };
 

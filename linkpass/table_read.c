@@ -15,30 +15,59 @@ static const char *const symbol_pairs[][2] = {
 	{ MCOUNT_LINKER_START, MCOUNT_LINKER_STOP },
 };
 
+void table_bounds_init(struct table_bounds *b, const char *start_sym,
+		       const char *stop_sym)
+{
+	memset(b, 0, sizeof(*b));
+	b->given = start_sym || stop_sym;
+	if (b->given) {
+		/* a missing one is reported by table_read_bounds() */
+		if (!start_sym || !stop_sym)
+			return;
+		b->names[0] = start_sym;
+		b->names[1] = stop_sym;
+		b->n = 2;
+		return;
+	}
+	b->names[0] = symbol_pairs[0][0];
+	b->names[1] = symbol_pairs[0][1];
+	b->names[2] = symbol_pairs[1][0];
+	b->names[3] = symbol_pairs[1][1];
+	b->n = 4;
+}
+
 /* Find the table's bounds; returns 0 with t->found false if absent. */
-static int locate(struct image *im, const char *start_sym,
-		  const char *stop_sym, struct table *t, uint64_t *stop)
+static int locate(struct image *im, struct table_bounds *bd, struct table *t,
+		  uint64_t *stop)
 {
 	const struct symbol *a = NULL, *b = NULL;
 	struct section *sec;
 	size_t i;
 
-	if (start_sym || stop_sym) {
-		if (!start_sym || !stop_sym)
-			return lp_error(im->path, "table bounds",
-					"give both --start-sym and --stop-sym");
-		a = image_find_symbol(im, start_sym);
-		b = image_find_symbol(im, stop_sym);
-		if (!a || !b)
-			return lp_error(im->path, !a ? start_sym : stop_sym,
+	if (bd->given && bd->n != 2)
+		return lp_error(im->path, "table bounds",
+				"give both --start-sym and --stop-sym");
+	/* all names in one pass over the symbols, unless done already */
+	if (!bd->looked) {
+		if (image_find_symbols(im, bd->names, bd->n, bd->syms,
+				       bd->found) < 0)
+			return -1;
+		bd->looked = true;
+	}
+	if (bd->given) {
+		if (!bd->found[0] || !bd->found[1])
+			return lp_error(im->path,
+					bd->names[!bd->found[0] ? 0 : 1],
 					"table bound symbol not defined in the image");
+		a = &bd->syms[0];
+		b = &bd->syms[1];
 	} else {
-		for (i = 0; i < sizeof(symbol_pairs) / sizeof(symbol_pairs[0]); i++) {
-			a = image_find_symbol(im, symbol_pairs[i][0]);
-			b = image_find_symbol(im, symbol_pairs[i][1]);
-			if (a && b)
+		for (i = 0; i < bd->n; i += 2) {
+			if (bd->found[i] && bd->found[i + 1]) {
+				a = &bd->syms[i];
+				b = &bd->syms[i + 1];
 				break;
-			a = b = NULL;
+			}
 		}
 	}
 	if (a && b) {
@@ -170,13 +199,22 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t)
 {
+	struct table_bounds b;
+
+	table_bounds_init(&b, start_sym, stop_sym);
+	return table_read_bounds(im, &b, t);
+}
+
+int table_read_bounds(struct image *im, struct table_bounds *b,
+		      struct table *t)
+{
 	unsigned int w = im->arch->addr_size;
 	const uint8_t *bytes;
 	uint64_t stop = 0;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
-	if (locate(im, start_sym, stop_sym, t, &stop) < 0)
+	if (locate(im, b, t, &stop) < 0)
 		return -1;
 	if (!t->found || t->start == stop)
 		return 0;
