@@ -27,7 +27,7 @@ RT_OBJS := $(patsubst runtime/%.c,build/runtime/%.o,$(RT_LIB_SRCS)) \
 
 .PHONY: runtime runtime-clean
 
-runtime: runtime/liblptrace.a runtime/nopbench
+runtime: runtime/liblptrace.a runtime/nopbench runtime/lptrace-dso.o
 
 build/runtime/%.o: runtime/%.c $(RT_HDRS) runtime/runtime.mk
 	@mkdir -p $(dir $@)
@@ -43,11 +43,16 @@ runtime/liblptrace.a: $(RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(RT_OBJS)
 
+# Linked into each traced shared library: its own hidden __fentry__.
+runtime/lptrace-dso.o: runtime/dso-fentry.S runtime/runtime.mk
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
 runtime/nopbench: runtime/nopbench.c include/x86-insn.h runtime/runtime.mk
 	$(CC) $(RT_CFLAGS) -o $@ $<
 
 runtime-clean:
 	rm -rf build/runtime runtime/liblptrace.a runtime/nopbench \
+		runtime/lptrace-dso.o \
 		runtime/lptrace-cli/lptrace
 
 # lptrace, the command-line tool (runtime/lptrace-cli/): it reads the
