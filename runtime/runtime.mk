@@ -58,7 +58,8 @@ runtime-clean:
 # lptrace, the command-line tool (runtime/lptrace-cli/): it reads the
 # trace files and writes their text and JSON through the runtime's own
 # render.c, so the formats have one writer.  libstdc++ gives it the
-# toolchain's own C++ demangler (__cxa_demangle).
+# toolchain's own C++ demangler (__cxa_demangle); libelf reads the
+# image `lptrace nop-sites` rewrites.
 CLI_SRCS := $(wildcard runtime/lptrace-cli/*.c) runtime/render.c
 CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
 	    runtime/lptrace-data.h
@@ -66,4 +67,4 @@ CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
 runtime: runtime/lptrace-cli/lptrace
 
 runtime/lptrace-cli/lptrace: $(CLI_SRCS) $(CLI_HDRS) runtime/runtime.mk
-	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++
+	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++ -lelf
