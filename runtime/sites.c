@@ -79,12 +79,21 @@ uintptr_t *lpt_table_read(const char *start, const char *stop, size_t *np)
 {
 	size_t i, j, n = (stop - start) / LPT_ENTRY_SIZE;
 	uintptr_t *v;
+	int sorted;
 
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (i = 0; i < n; i++)
+	sorted = 1;
+	for (i = 0; i < n; i++) {
 		memcpy(&v[i], start + i * LPT_ENTRY_SIZE, sizeof(v[i]));
+		sorted &= !i || v[i - 1] < v[i];
+	}
+	/* linkpass writes its tables sorted: then there is nothing to do. */
+	if (sorted) {
+		*np = n;
+		return v;
+	}
 	qsort(v, n, sizeof(*v), cmp_addr);
 	for (i = j = 0; i < n; i++)
 		if (!j || v[j - 1] != v[i])
@@ -120,15 +129,18 @@ static void report_refused(const struct lpt_site *s, const uint8_t *bytes,
  * -mnop-mcount) is accepted.  Everything else is refused.
  */
 static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
-		       struct lpt_stats *st)
+		       const struct lpt_map **last, struct lpt_stats *st)
 {
 	uint8_t bytes[LPT_SITE_MAX] = { 0 };
-	const struct lpt_map *m = lpt_maps_find(maps, s->addr);
+	const struct lpt_map *m = *last;
 	const char *why;
 	size_t avail = 0;
 	unsigned int len;
 
 	s->state = LPT_REFUSED;
+	/* Sites come sorted: most lie in the mapping of the one before. */
+	if (!m || s->addr < m->start || s->addr >= m->end)
+		m = *last = lpt_maps_find(maps, s->addr);
 	if (!m) {
 		why = "not in an executable mapping";
 		goto refuse;
@@ -138,7 +150,10 @@ static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
 		goto refuse;
 	}
 	avail = m->end - s->addr < LPT_SITE_MAX ? m->end - s->addr : LPT_SITE_MAX;
-	memcpy(bytes, (const void *)s->addr, avail);
+	if (avail == LPT_SITE_MAX)
+		memcpy(bytes, (const void *)s->addr, LPT_SITE_MAX);
+	else
+		memcpy(bytes, (const void *)s->addr, avail);
 	s->prot = m->prot;
 
 	len = lpt_match_call(bytes, s->addr, s->obj->fentry);
@@ -169,6 +184,7 @@ refuse:
 int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
 		    struct lpt_stats *st)
 {
+	const struct lpt_map *last = NULL;
 	struct lpt_site *sites;
 	struct lpt_maps maps;
 	uint64_t refused = st->refused;
@@ -180,15 +196,20 @@ int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
 		lpt_msg("/proc/self/maps: %s", strerror(-err));
 		return err;
 	}
-	sites = calloc(n ? n : 1, sizeof(*sites));
-	if (!sites) {
+	/*
+	 * Never freed (lock-free readers).  Populated in one go: on a big
+	 * table, page faults one by one cost more than checking the sites.
+	 */
+	sites = mmap(NULL, (n ? n : 1) * sizeof(*sites), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (sites == MAP_FAILED) {
 		lpt_maps_free(&maps);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		sites[i].addr = addrs[i];
 		sites[i].obj = o;
-		check_site(&sites[i], &maps, st);
+		check_site(&sites[i], &maps, &last, st);
 		sites[i].want = sites[i].state;
 	}
 	if (st->refused - refused > LPT_REFUSE_REPORT_MAX)
