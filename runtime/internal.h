@@ -205,6 +205,8 @@ extern int lpt_graph_on;
 void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks);
 void lpt_graph_entry(uintptr_t func, uintptr_t *slot);
 uintptr_t lpt_graph_exit(uintptr_t *slot);
+void lpt_graph_unwind_begin(void);
+void lpt_graph_catch(uintptr_t cfa);
 
 /*
  * stream.c: the binary trace file (LPTRACE_DATA), its writer thread,
