@@ -96,8 +96,10 @@ int lpt_symtab_addr(const struct lpt_symtab *t, const char *name,
 		    uintptr_t *addr);
 /* The program's own (/proc/self/exe), loaded on first use. */
 int lpt_symtab_load(void);
-size_t lpt_symtab_count(void);
-const char *lpt_symtab_get(size_t i, uintptr_t *addr, uint64_t *size);
+/* The functions of @t, NULL for the program's (loaded first). */
+size_t lpt_symtab_count(const struct lpt_symtab *t);
+const char *lpt_symtab_get(const struct lpt_symtab *t, size_t i,
+			   uintptr_t *addr, uint64_t *size);
 /* Any loaded object's function covering @addr: the program, then libraries. */
 const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off);
 

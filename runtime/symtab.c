@@ -263,15 +263,17 @@ const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off)
 	return NULL;
 }
 
-/* The program's functions, in address order, for the trace file (stream.c). */
-size_t lpt_symtab_count(void)
+/* The functions of @t (NULL: the program's), in address order (stream.c). */
+size_t lpt_symtab_count(const struct lpt_symtab *t)
 {
-	return symtab.n;
+	return (t ? t : &symtab)->n;
 }
 
-const char *lpt_symtab_get(size_t i, uintptr_t *addr, uint64_t *size)
+const char *lpt_symtab_get(const struct lpt_symtab *t, size_t i,
+			   uintptr_t *addr, uint64_t *size)
 {
-	*addr = symtab.v[i].addr;
-	*size = symtab.v[i].size;
-	return symtab.v[i].name;
+	t = t ? t : &symtab;
+	*addr = t->v[i].addr;
+	*size = t->v[i].size;
+	return t->v[i].name;
 }

@@ -16,6 +16,7 @@ import re
 import pytest
 
 import lptest
+from test_lptrace import report
 from test_runtime import (NOP5, NOP6, PROGS, REPO, RUNTIME, describe,  # noqa: F401
                           is_call, is_nop, key_values, read_trace, run,
                           runtime_lib, table_entries)
@@ -115,6 +116,15 @@ def test_dlopen_trace_dlclose(cc, ld, tmp_path, linkpass, runtime_lib):
         calls[key] = calls.get(key, 0) + 1
     assert calls == {("lib_mid", "main"): 2, ("lib_leaf", "lib_mid"): 4,
                      ("main_work", "main"): 3}
+
+    # Stream mode: the file names the library's functions too (a SYMS
+    # record of the libraries at its end), in entry-only and graph mode.
+    for graph in ("0", "1"):
+        data = tmp_path / f"t{graph}.data"
+        run([exe, lib, tmp_path / "unused.txt"],
+            env={"LPTRACE_DATA": data, "LPTRACE_GRAPH": graph})
+        rows, _, _ = report(data)
+        assert rows == {"lib_mid": [2], "lib_leaf": [4], "main_work": [3]}
 
 
 @pytest.mark.parametrize("cc,ld", [MATRIX[0], MATRIX[3]])
