@@ -128,8 +128,12 @@ static int map_thunks(struct lpt_obj *o)
 		       &targets[i], sizeof(targets[i]));
 		o->tramp[i] = (uintptr_t)t + i * LPT_THUNK_STRIDE;
 	}
-	if (mprotect(t, page, PROT_READ | PROT_EXEC))
-		return -errno;
+	if (mprotect(t, page, PROT_READ | PROT_EXEC)) {
+		int err = -errno;
+
+		munmap(t, page);	/* nothing can run it yet */
+		return err;
+	}
 	return 0;
 }
 
