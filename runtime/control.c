@@ -59,11 +59,20 @@ static void fork_child(void)
 	lpt_record_forked();
 }
 
+static int cmp_site_addr(const void *a, const void *b)
+{
+	const struct lpt_site *x = *(struct lpt_site *const *)a;
+	const struct lpt_site *y = *(struct lpt_site *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 /*
  * The sites @glob selects (refused ones never; with @fresh, only those of
  * objects loaded since the last settle): *nmatch counts them, and the
- * returned array (sorted within each object) holds those not yet in
- * state @to.
+ * returned array holds those not yet in state @to, sorted by address as
+ * lpt_poke_sites() needs (each object's are; objects are listed in load
+ * order, and ld.so maps later libraries below earlier ones).
  */
 static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 				      int fresh, size_t *nmatch, size_t *nchange)
@@ -72,6 +81,7 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 	struct lpt_site **v;
 	struct lpt_obj *o;
 	size_t i, total = 0;
+	int nobj = 0;
 
 	*nmatch = *nchange = 0;
 	for (o = lpt_objs; o; o = o->next)
@@ -84,6 +94,7 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 	for (o = lpt_objs; o; o = o->next) {
 		if (o->gone || (fresh && !o->fresh))
 			continue;
+		nobj += o->nsites > 0;
 		for (i = 0; i < o->nsites; i++) {
 			struct lpt_site *s = &o->sites[i];
 
@@ -96,6 +107,8 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 				v[(*nchange)++] = s;
 		}
 	}
+	if (nobj > 1)
+		qsort(v, *nchange, sizeof(*v), cmp_site_addr);
 	return v;
 }
 

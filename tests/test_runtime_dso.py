@@ -147,3 +147,35 @@ def test_library_loaded_at_start(cc, ld, tmp_path, linkpass, runtime_lib):
         key = (ev["func"], ev["caller"])
         calls[key] = calls.get(key, 0) + 1
     assert calls == {("lib_mid", "main"): 3, ("lib_leaf", "lib_mid"): 6}
+
+
+@pytest.mark.parametrize("cc,ld", [MATRIX[0], MATRIX[3]])
+def test_two_libraries_out_of_address_order(cc, ld, tmp_path, linkpass,
+                                            runtime_lib):
+    """A copy of the library preloaded (mapped first, high) and the
+    library dlopen'ed (mapped below it): the objects' list is not in
+    address order, and one rewrite covers sites of both."""
+    lptest.require_compiler_ld(cc, ld)
+    lib = build_lib(tmp_path, cc, ld, linkpass)
+    pre = build_lib(tmp_path, cc, ld, linkpass, name="libpre.so")
+    exe = build_main(tmp_path, cc, ld, linkpass, "dlmain")
+    nmain = table_entries(exe)
+    txt = tmp_path / "trace.txt"
+    proc = run([exe, lib, txt], env={"LD_PRELOAD": pre})
+    out = proc.stdout
+    assert "errors=0" in out, out
+    assert lines("start ", out)["sites"] == str(nmain + 2)
+    assert lines("loaded ", out)["sites"] == str(nmain + 4)
+    assert key_values("enable lib=", out)["lib"] == "4"
+    assert lines("traced ", out)["enabled"] == "5"
+    # dlclose: the preloaded copy stays, traced
+    assert lines("closed ", out) == {"sites": str(nmain + 2), "enabled": "3",
+                                     "refused": "0"}
+    assert key_values("after enable lib=", out)["lib"] == "2"
+    assert key_values("after disable all=", out)["all"] == str(nmain + 2)
+    calls = {}
+    for ev in read_trace(txt):
+        key = (ev["func"], ev["caller"])
+        calls[key] = calls.get(key, 0) + 1
+    assert calls == {("lib_mid", "main"): 2, ("lib_leaf", "lib_mid"): 4,
+                     ("main_work", "main"): 3}
