@@ -19,6 +19,13 @@ peers, when their tools exist:
   mnop-mcount gcc -mnop-mcount: the compiler's own 5-byte NOPs
   xray        clang -fxray-instrument -fxray-instruction-threshold=1, sleds
               left unpatched
+  xray-basic  the same binary, sleds patched at start, XRay's basic mode
+              logging every entry and exit to a file
+              (func_duration_threshold_us=0)
+  xray-fdr    the same objects with a constructor that selects XRay's
+              flight-data-recorder mode (threshold 0) and patches, and a
+              destructor that writes its buffers to a file (compiler-rt 14
+              starts FDR mode only through its API)
   uftrace     `uftrace record`: built with plain -pg (mcount resolved
               from libc.so, which uftrace's preloaded libmcount replaces)
 
@@ -74,6 +81,42 @@ def build(out, src, name, cc, cflags, extra_objs=(), ldflags=()):
     return exe
 
 
+FDR_START = """\
+int __xray_log_select_mode(const char *mode);
+int __xray_log_init_mode(const char *mode, const char *config);
+int __xray_patch(void);
+int __xray_log_finalize(void);
+int __xray_log_flushLog(void);
+
+__attribute__((constructor)) static void fdr_start(void)
+{
+	__xray_log_select_mode("xray-fdr");
+	__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=0");
+	__xray_patch();
+}
+
+__attribute__((destructor)) static void fdr_flush(void)
+{
+	__xray_log_finalize();
+	__xray_log_flushLog();
+}
+"""
+
+
+def xray_fdr(out, stub):
+    """The xray objects linked again with FDR_START (not instrumented)."""
+    objdir = os.path.join(out, "obj-xray")
+    objs = sorted(os.path.join(objdir, f) for f in os.listdir(objdir))
+    src = os.path.join(out, "xray_fdr_start.c")
+    with open(src, "w") as f:
+        f.write(FDR_START)
+    obj = os.path.join(out, "xray_fdr_start.o")
+    sh(["clang", "-O2", "-fno-pie", "-c", src, "-o", obj])
+    exe = os.path.join(out, "xray-fdr")
+    sh(["clang", "-no-pie", "-fxray-instrument", *objs, stub, obj, "-o", exe])
+    return exe
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--units", type=int, default=40)
@@ -100,6 +143,7 @@ def main():
     lv = os.path.join(TOP, "scripts", "link-vmlinux.sh")
 
     ways = {}  # name -> (argv prefix, env)
+    logs = {}  # name -> prefix of the files a run leaves (removed after it)
     ways["nopg"] = ([build(out, src, "nopg", "gcc", [], [stub])], {})
     ways["call-ret"] = ([build(out, src, "call-ret", "gcc",
                                ["-pg", "-mfentry"], [stub])], {})
@@ -125,11 +169,20 @@ def main():
                                       [stub])], {})
     if shutil.which("clang"):
         try:
-            ways["xray"] = ([build(out, src, "xray", "clang",
-                                   ["-fxray-instrument",
-                                    "-fxray-instruction-threshold=1"],
-                                   [stub], ["-fxray-instrument"])],
-                            {"XRAY_OPTIONS": "patch_premain=false"})
+            xray = build(out, src, "xray", "clang",
+                         ["-fxray-instrument",
+                          "-fxray-instruction-threshold=1"],
+                         [stub], ["-fxray-instrument"])
+            ways["xray"] = ([xray], {"XRAY_OPTIONS": "patch_premain=false"})
+            logs["xray-basic"] = os.path.join(out, "xray-basic.")
+            ways["xray-basic"] = ([xray], {
+                "XRAY_OPTIONS": "patch_premain=true xray_mode=xray-basic "
+                                f"xray_logfile_base={logs['xray-basic']}",
+                "XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0"})
+            logs["xray-fdr"] = os.path.join(out, "xray-fdr.")
+            ways["xray-fdr"] = ([xray_fdr(out, stub)], {
+                "XRAY_OPTIONS": "patch_premain=false "
+                                f"xray_logfile_base={logs['xray-fdr']}"})
         except subprocess.CalledProcessError as e:
             print(f"overhead: xray build failed, skipped: {e.stderr[-300:]}")
     if shutil.which("uftrace"):
@@ -169,6 +222,11 @@ def main():
         if p.returncode:
             sys.exit(f"overhead: {name} failed:\n{p.stderr}")
         line = [l for l in p.stdout.splitlines() if l.startswith("checksum=")]
+        if name in logs:
+            d, base = os.path.split(logs[name])
+            for f in os.listdir(d):
+                if f.startswith(base):
+                    os.remove(os.path.join(d, f))
         data = env.get("LPTRACE_DATA")
         if data:                # files of gigabytes: counted, then removed
             losses.setdefault(name, []).append(end_record(data))
@@ -186,8 +244,8 @@ def main():
     times = {name: [] for name in ways}
     for rep in range(args.reps):
         for name in ways:
-            if name == "uftrace" and rep >= 3:
-                continue        # ~50x slower: three runs are enough
+            if name in ("uftrace", "xray-basic") and rep >= 3:
+                continue        # far slower: three runs are enough
             dt, check = run(name, rounds)
             if check != want:
                 sys.exit(f"overhead: {name} computed {check}, not {want}")

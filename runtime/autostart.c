@@ -78,6 +78,7 @@ void lpt_autostart(void)
 
 	filter = getenv("LPTRACE_FILTER");
 	if (filter && *filter) {
+		lpt_set_filter(filter);
 		n = lpt_enable(filter);
 		if (n == 0)
 			lpt_msg("LPTRACE_FILTER=%s matches no function", filter);

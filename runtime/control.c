@@ -59,66 +59,110 @@ static void fork_child(void)
 	lpt_record_forked();
 }
 
+static int cmp_site_addr(const void *a, const void *b)
+{
+	const struct lpt_site *x = *(struct lpt_site *const *)a;
+	const struct lpt_site *y = *(struct lpt_site *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 /*
- * The sites @glob selects (refused ones never): *nmatch counts them, and
- * the returned array (sorted) holds those not yet in state @to.
+ * The sites @glob selects (refused ones never; with @fresh, only those of
+ * objects loaded since the last settle): *nmatch counts them, and the
+ * returned array holds those not yet in state @to, sorted by address as
+ * lpt_poke_sites() needs (each object's are; objects are listed in load
+ * order, and ld.so maps later libraries below earlier ones).
  */
 static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
-				      size_t *nmatch, size_t *nchange)
+				      int fresh, size_t *nmatch, size_t *nchange)
 {
 	int all = !glob || !strcmp(glob, "*");
 	struct lpt_site **v;
-	size_t i;
+	struct lpt_obj *o;
+	size_t i, total = 0;
+	int nobj = 0;
 
 	*nmatch = *nchange = 0;
-	v = malloc((lpt_nsites ? lpt_nsites : 1) * sizeof(*v));
+	for (o = lpt_objs; o; o = o->next)
+		total += o->gone ? 0 : o->nsites;
+	v = malloc((total ? total : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	if (!all)
 		lpt_sites_name();
-	for (i = 0; i < lpt_nsites; i++) {
-		struct lpt_site *s = &lpt_sites[i];
+	for (o = lpt_objs; o; o = o->next) {
+		if (o->gone || (fresh && !o->fresh))
+			continue;
+		nobj += o->nsites > 0;
+		for (i = 0; i < o->nsites; i++) {
+			struct lpt_site *s = &o->sites[i];
 
-		if (s->state == LPT_REFUSED)
-			continue;
-		if (!all && (!s->name || fnmatch(glob, s->name, 0)))
-			continue;
-		(*nmatch)++;
-		if (s->state != to || s->foreign)
-			v[(*nchange)++] = s;
+			if (s->state == LPT_REFUSED)
+				continue;
+			if (!all && (!s->name || fnmatch(glob, s->name, 0)))
+				continue;
+			(*nmatch)++;
+			if (s->state != to || s->foreign)
+				v[(*nchange)++] = s;
+		}
 	}
+	if (nobj > 1)
+		qsort(v, *nchange, sizeof(*v), cmp_site_addr);
 	return v;
 }
 
+struct change {
+	enum lpt_state to;
+	const char *glob;
+	int fresh;		/* only the sites of newly loaded objects */
+	size_t ndone;		/* matching sites now in state @to */
+};
+
 /*
- * Change the state of the selected sites; caller holds the lock.
- * *ndone: matching sites now in state @to.
+ * Change the state of the selected sites; caller holds the lock and
+ * runs inside lpt_objects_pinned(): first the loaded objects are
+ * brought up to date, so no gone object is touched.
  */
-static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
+static int set_state_pinned(void *arg)
 {
+	struct change *c = arg;
 	struct lpt_site **v;
+	struct lpt_obj *o;
 	uint64_t t0 = lpt_now_ns();
 	size_t i, n, nmatch, skipped = 0;
 	int err;
 
-	v = select_sites(to, glob, &nmatch, &n);
+	lpt_objects_refresh(&lpt_st);
+	v = select_sites(c->to, c->glob, c->fresh, &nmatch, &n);
 	if (!v)
 		return -ENOMEM;
 	err = lpt_trap_check();
 	if (!err)
-		err = lpt_poke_sites(v, n, to, &skipped);
+		err = lpt_poke_sites(v, n, c->to, &skipped);
 	/* v[0..n - skipped): the sites it tried, in whatever state now. */
-	*ndone = nmatch - n;
+	c->ndone = nmatch - n;
 	for (i = 0; i < n - skipped; i++)
-		*ndone += v[i]->state == to;
+		c->ndone += v[i]->state == c->to;
 	free(v);
 
 	lpt_st.enabled = 0;
-	for (i = 0; i < lpt_nsites; i++)
-		lpt_st.enabled += lpt_sites[i].state == LPT_CALL;
+	for (o = lpt_objs; o; o = o->next)
+		for (i = 0; !o->gone && i < o->nsites; i++)
+			lpt_st.enabled += o->sites[i].state == LPT_CALL;
 	lpt_st.last_patch_ns = lpt_now_ns() - t0;
 	lpt_st.last_patched = err ? 0 : n - skipped;
 	lpt_st.skipped = skipped;
+	return err;
+}
+
+static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
+{
+	struct change c = { .to = to, .glob = glob };
+	int err;
+
+	err = lpt_objects_pinned(set_state_pinned, &c);
+	*ndone = c.ndone;
 	return err;
 }
 
@@ -166,6 +210,7 @@ static void mode_setup(void)
  */
 static int init_locked(void)
 {
+	struct lpt_obj *o;
 	uint64_t t0 = lpt_now_ns();
 	size_t ndone;
 	int err;
@@ -196,8 +241,10 @@ static int init_locked(void)
 	lpt_stream_setup(lpt_graph_on ? LPT_INFO_GRAPH : 0, lpt_min_ns,
 			 lpt_max_depth);
 
-	/* Every call __fentry__ becomes a NOP. */
+	/* Every call __fentry__ becomes a NOP, the libraries' too. */
 	err = set_state(LPT_NOP, NULL, &ndone);
+	for (o = lpt_objs; o; o = o->next)
+		o->fresh = 0;
 	lpt_st.nopped += lpt_st.last_patched;
 	lpt_st.init_ns = lpt_now_ns() - t0;
 	if (lpt_verbose)
@@ -253,6 +300,45 @@ int lpt_enable(const char *glob)
 int lpt_disable(const char *glob)
 {
 	return set_state_api(LPT_NOP, glob);
+}
+
+/*
+ * After a dlopen or dlclose of the program's: forget the gone objects,
+ * NOP the sites of the new ones, and enable LPTRACE_FILTER's functions
+ * among them, as init did for the objects loaded then.
+ */
+static const char *lpt_filter;
+
+static int settle_pinned(void *arg)
+{
+	struct change nop = { .to = LPT_NOP, .fresh = 1 };
+	struct change on = { .to = LPT_CALL, .glob = lpt_filter, .fresh = 1 };
+	struct lpt_obj *o;
+	int err;
+
+	(void)arg;
+	err = set_state_pinned(&nop);
+	if (!err && lpt_filter)
+		err = set_state_pinned(&on);
+	for (o = lpt_objs; o; o = o->next)
+		o->fresh = 0;
+	return err;
+}
+
+void lpt_objects_changed(void)
+{
+	lpt_lock();
+	if (lpt_ready > 0)
+		lpt_objects_pinned(settle_pinned, NULL);
+	lpt_unlock();
+}
+
+/* LPTRACE_FILTER, enabled at start and in every object loaded later. */
+void lpt_set_filter(const char *glob)
+{
+	lpt_lock();
+	lpt_filter = glob;
+	lpt_unlock();
 }
 
 void lpt_stats(struct lpt_stats *st)

@@ -36,11 +36,20 @@
  *                  is not hijacked (counted as recursion);
  *   disabled sites a function disabled while on the stack still returns
  *                  through lpt_graph_ret: the trampoline and the frames
- *                  stay, only new calls stop being traced.
+ *                  stay, only new calls stop being traced;
+ *   C++ exceptions the unwinder must see the real return addresses (it
+ *                  finds no unwind info at lpt_graph_ret).  Before it
+ *                  walks the stack (unwind.c wraps _Unwind_RaiseException
+ *                  and friends) every frame of the thread gets its
+ *                  original back and is marked restored; a restored
+ *                  frame counts as live while its slot is above a new
+ *                  call's.  When a handler catches (__cxa_begin_catch),
+ *                  the frames below the catching one were unwound: they
+ *                  exit then; the others are hijacked again.
  *
- * Not handled (docs/runtime.md): C++ exceptions and pthread_cancel
- * unwinding through a hijacked frame (the unwinder finds lpt_graph_ret
- * as a return address); code that reads its own return address.
+ * Not handled (docs/runtime.md): pthread_cancel unwinding through a
+ * hijacked frame (libc's unwinder is reached without a PLT call we could
+ * wrap); code that reads its own return address.
  *
  * Filters, applied here while recording:
  *   depth    a call with LPTRACE_DEPTH frames below it is not hijacked
@@ -75,6 +84,7 @@ struct lpt_frame {
 	int tail;		/* pushed by a tail call: shares the slot of
 				   the frame below, returns with it */
 	int held;		/* its entry is held (minimum duration) */
+	int restored;		/* *slot holds orig again: an unwinder walks */
 };
 
 struct lpt_shadow {
@@ -194,9 +204,11 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	 * lies below ours on the same stack.
 	 */
 	while (sh->n) {
-		uintptr_t *top = sh->f[sh->n - 1].slot;
+		const struct lpt_frame *t = &sh->f[sh->n - 1];
+		uintptr_t *top = t->slot;
 
-		if (*top == ret && (top >= slot || !frame_dead(top, slot, &alt)))
+		if (t->restored ? top > slot :
+		    *top == ret && (top >= slot || !frame_dead(top, slot, &alt)))
 			break;
 		pop_exit(sh, b, tsc, cpu);
 	}
@@ -218,6 +230,7 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	f->tsc = tsc;
 	f->func = func;
 	f->tail = *slot == ret;
+	f->restored = 0;
 	f->held = lpt_min_ticks &&
 		  !lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 1);
 	if (!lpt_min_ticks)
@@ -290,4 +303,66 @@ notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
 		lpt_busy = 0;
 	}
 	return orig;
+}
+
+/*
+ * An unwinder is about to walk this thread's stack (unwind.c): give every
+ * hijacked slot its original address back.  Frames stay on the shadow
+ * stack, marked restored.  Tail-call frames share a slot: the first
+ * (top-most) write puts the original back, the others find it there.
+ */
+notrace void lpt_graph_unwind_begin(void)
+{
+	uintptr_t ret = (uintptr_t)lpt_graph_ret;
+	struct lpt_shadow *sh = lpt_shadow;
+	unsigned int i;
+
+	if (!sh || lpt_busy)
+		return;
+	lpt_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (i = sh->n; i-- > 0;) {
+		struct lpt_frame *f = &sh->f[i];
+
+		if (!f->restored && *f->slot == ret)
+			*f->slot = f->orig;
+		f->restored = 1;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lpt_busy = 0;
+}
+
+/*
+ * A handler caught an exception in the frame whose stack pointer, at
+ * its call of __cxa_begin_catch, was @cfa.  Frames whose slot lies below
+ * it were unwound: they exit now.  The others are live: hijacked again.
+ */
+notrace void lpt_graph_catch(uintptr_t cfa)
+{
+	uintptr_t ret = (uintptr_t)lpt_graph_ret;
+	struct lpt_shadow *sh = lpt_shadow;
+	struct lpt_tbuf *b;
+	unsigned int i;
+	uint64_t tsc;
+	uint32_t cpu;
+
+	if (!sh || lpt_busy)
+		return;
+	lpt_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	b = lpt_tbuf_self();
+	tsc = lpt_tsc_cpu(&cpu);
+	while (sh->n && (uintptr_t)sh->f[sh->n - 1].slot < cfa)
+		pop_exit(sh, b, tsc, cpu);
+	for (i = sh->n; i-- > 0;) {
+		struct lpt_frame *f = &sh->f[i];
+
+		if (!f->restored)
+			continue;
+		if (*f->slot == f->orig)
+			*f->slot = ret;
+		f->restored = 0;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lpt_busy = 0;
 }

@@ -65,8 +65,11 @@ enum lpt_state {
  * not ours, and the SIGTRAP handler passes it on.
  */
 
+struct lpt_obj;
+
 struct lpt_site {
 	uintptr_t addr;		/* first byte of the call instruction */
+	const struct lpt_obj *obj;	/* the loaded object it lies in */
 	const char *name;	/* covering function, NULL if none known */
 	uint8_t len;		/* 5 or 6 */
 	uint8_t state;		/* enum lpt_state */
@@ -75,21 +78,78 @@ struct lpt_site {
 	uint8_t foreign;	/* bytes not ours at the last check (reported) */
 };
 
-/* sites.c: the table, sorted, checked; lookups are signal-safe. */
-extern struct lpt_site *lpt_sites;
-extern size_t lpt_nsites;
+/*
+ * symtab.c: the function symbols of one loaded object, read from its
+ * file (.symtab, else .dynsym), at run-time addresses.
+ */
+struct lpt_func;
+struct lpt_symtab {
+	int loaded;
+	int err;
+	struct lpt_func *v;	/* sorted by address, one name per address */
+	size_t n;
+};
+int lpt_symtab_open(struct lpt_symtab *t, const char *path, uintptr_t bias);
+const char *lpt_symtab_find(const struct lpt_symtab *t, uintptr_t addr,
+			    uintptr_t *off);
+int lpt_symtab_addr(const struct lpt_symtab *t, const char *name,
+		    uintptr_t *addr);
+/* The program's own (/proc/self/exe), loaded on first use. */
+int lpt_symtab_load(void);
+/* The functions of @t, NULL for the program's (loaded first). */
+size_t lpt_symtab_count(const struct lpt_symtab *t);
+const char *lpt_symtab_get(const struct lpt_symtab *t, size_t i,
+			   uintptr_t *addr, uint64_t *size);
+/* Any loaded object's function covering @addr: the program, then libraries. */
+const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off);
+
+/*
+ * A loaded object with a table: the program (always first) or a shared
+ * library.  Objects are published on a list that only grows; one that
+ * is unloaded is marked gone and kept (its names still serve the events
+ * recorded before), so lock-free readers never see freed memory.
+ */
+struct lpt_obj {
+	struct lpt_obj *next;	/* published with release */
+	const char *path;	/* "" for the program */
+	uintptr_t bias;		/* load bias (dlpi_addr) */
+	uintptr_t start, end;	/* [start, end): its PT_LOAD extent */
+	const uint8_t *phdr;	/* dlpi_phdr: with bias and path, the identity */
+	struct lpt_site *sites;	/* sorted by address; NULL: no table */
+	size_t nsites;
+	uintptr_t fentry;	/* what its sites call as linked */
+	uintptr_t tramp[2];	/* what its enabled 5- and 6-byte sites call */
+	struct lpt_symtab syms;	/* a library's own (the program: symtab.c) */
+	int named;		/* sites[].name filled */
+	int fresh;		/* loaded after init, sites not yet settled */
+	int gone;		/* unloaded (atomic): never looked at again */
+	int seen;		/* found by the current refresh (under the lock) */
+};
+
+/* sites.c: the tables, sorted, checked; lookups are signal-safe. */
+extern struct lpt_obj *lpt_objs;	/* the program first; NULL before init */
 int lpt_sites_load(struct lpt_stats *st);
+uintptr_t *lpt_table_read(const char *start, const char *stop, size_t *np);
+int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
+		    struct lpt_stats *st);
+void lpt_obj_publish(struct lpt_obj *o);
 void lpt_sites_name(void);
 struct lpt_site *lpt_site_find(uintptr_t addr);
 void lpt_site_fill(const struct lpt_site *s, enum lpt_state to, uint8_t *buf);
-/* What an enabled site of @len bytes calls (entry.S): the one choice. */
-uintptr_t lpt_tramp_for(unsigned int len);
+/* What site @s calls in state @to (LPT_FENTRY or LPT_CALL): signal-safe. */
+uintptr_t lpt_site_target(const struct lpt_site *s, enum lpt_state to);
 
-/* symtab.c: the program's function symbols, from /proc/self/exe. */
-int lpt_symtab_load(void);
-const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off);
-size_t lpt_symtab_count(void);
-const char *lpt_symtab_get(size_t i, uintptr_t *addr, uint64_t *size);
+/*
+ * objects.c: the shared libraries with a table.  lpt_objects_pinned()
+ * runs @fn while the dynamic loader can neither load nor unload an
+ * object; lpt_objects_refresh() (called inside) adds the tables of
+ * objects loaded since the last call and marks the unloaded ones gone.
+ */
+int lpt_objects_pinned(int (*fn)(void *), void *arg);
+int lpt_objects_refresh(struct lpt_stats *st);
+/* control.c: after a dlopen/dlclose, settle the new objects' sites. */
+void lpt_objects_changed(void);
+void lpt_set_filter(const char *glob);
 
 /* textpoke.c: rewrite live code safely (int3 protocol). */
 int lpt_sync_init(void);
@@ -147,6 +207,8 @@ extern int lpt_graph_on;
 void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks);
 void lpt_graph_entry(uintptr_t func, uintptr_t *slot);
 uintptr_t lpt_graph_exit(uintptr_t *slot);
+void lpt_graph_unwind_begin(void);
+void lpt_graph_catch(uintptr_t cfa);
 
 /*
  * stream.c: the binary trace file (LPTRACE_DATA), its writer thread,

@@ -158,15 +158,23 @@ uint64_t lpt_trace_count(void)
 	return n;
 }
 
-/* Name of a traced function: its site's name. */
+/*
+ * Name of a traced function: its site's name, else (a library unloaded
+ * since) the symbol at that address in that library's own table.
+ */
 static const char *func_name(void *ctx, uint64_t site, char *buf,
 			     size_t size)
 {
 	const struct lpt_site *s = lpt_site_find(site);
+	const char *name;
+	uintptr_t off;
 
 	(void)ctx;
 	if (s && s->name)
 		return s->name;
+	name = lpt_symtab_lookup(site, &off);
+	if (name && !off)
+		return name;
 	snprintf(buf, size, "0x%lx", (unsigned long)site);
 	return buf;
 }

@@ -27,7 +27,7 @@ RT_OBJS := $(patsubst runtime/%.c,build/runtime/%.o,$(RT_LIB_SRCS)) \
 
 .PHONY: runtime runtime-clean
 
-runtime: runtime/liblptrace.a runtime/nopbench
+runtime: runtime/liblptrace.a runtime/nopbench runtime/lptrace-dso.o
 
 build/runtime/%.o: runtime/%.c $(RT_HDRS) runtime/runtime.mk
 	@mkdir -p $(dir $@)
@@ -43,17 +43,23 @@ runtime/liblptrace.a: $(RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(RT_OBJS)
 
+# Linked into each traced shared library: its own hidden __fentry__.
+runtime/lptrace-dso.o: runtime/dso-fentry.S runtime/runtime.mk
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
 runtime/nopbench: runtime/nopbench.c include/x86-insn.h runtime/runtime.mk
 	$(CC) $(RT_CFLAGS) -o $@ $<
 
 runtime-clean:
 	rm -rf build/runtime runtime/liblptrace.a runtime/nopbench \
+		runtime/lptrace-dso.o \
 		runtime/lptrace-cli/lptrace
 
 # lptrace, the command-line tool (runtime/lptrace-cli/): it reads the
 # trace files and writes their text and JSON through the runtime's own
 # render.c, so the formats have one writer.  libstdc++ gives it the
-# toolchain's own C++ demangler (__cxa_demangle).
+# toolchain's own C++ demangler (__cxa_demangle); libelf reads the
+# image `lptrace nop-sites` rewrites.
 CLI_SRCS := $(wildcard runtime/lptrace-cli/*.c) runtime/render.c
 CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
 	    runtime/lptrace-data.h
@@ -61,4 +67,4 @@ CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
 runtime: runtime/lptrace-cli/lptrace
 
 runtime/lptrace-cli/lptrace: $(CLI_SRCS) $(CLI_HDRS) runtime/runtime.mk
-	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++
+	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++ -lelf

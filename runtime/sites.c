@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sites.c - the __mcount_loc table of this program: find it, sort it,
- * check what every site holds, and look sites up by address.
+ * sites.c - the __mcount_loc tables of the loaded objects: find the
+ * program's, sort each, check what every site holds, and look sites up
+ * by address.
  *
- * The array built here is published once and never freed or moved, so
- * the SIGTRAP handler can search it at any moment without a lock.
+ * Each object's array is published once and never freed or moved, and
+ * the list of objects only grows, so the SIGTRAP handler can search
+ * them at any moment without a lock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,8 +38,10 @@ LPT_WEAK_SYM(lpt_kernel_stop, MCOUNT_KERNEL_STOP);
 /* Refusals beyond this many are counted, not listed. */
 #define LPT_REFUSE_REPORT_MAX	20
 
-struct lpt_site *lpt_sites;
-size_t lpt_nsites;
+struct lpt_obj *lpt_objs;
+
+/* The program: its sites call __fentry__ and reach the trampolines. */
+static struct lpt_obj lpt_main_obj = { .path = "" };
 
 static int table_bounds(const char **start, const char **stop)
 {
@@ -71,16 +75,25 @@ static int cmp_addr(const void *a, const void *b)
  * with memcpy), sort them and drop duplicates: gcc's per-object tables
  * are unsorted, and a table must never list a site twice.
  */
-static uintptr_t *table_read(const char *start, const char *stop, size_t *np)
+uintptr_t *lpt_table_read(const char *start, const char *stop, size_t *np)
 {
 	size_t i, j, n = (stop - start) / LPT_ENTRY_SIZE;
 	uintptr_t *v;
+	int sorted;
 
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (i = 0; i < n; i++)
+	sorted = 1;
+	for (i = 0; i < n; i++) {
 		memcpy(&v[i], start + i * LPT_ENTRY_SIZE, sizeof(v[i]));
+		sorted &= !i || v[i - 1] < v[i];
+	}
+	/* linkpass writes its tables sorted: then there is nothing to do. */
+	if (sorted) {
+		*np = n;
+		return v;
+	}
 	qsort(v, n, sizeof(*v), cmp_addr);
 	for (i = j = 0; i < n; i++)
 		if (!j || v[j - 1] != v[i])
@@ -116,15 +129,18 @@ static void report_refused(const struct lpt_site *s, const uint8_t *bytes,
  * -mnop-mcount) is accepted.  Everything else is refused.
  */
 static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
-		       struct lpt_stats *st)
+		       const struct lpt_map **last, struct lpt_stats *st)
 {
 	uint8_t bytes[LPT_SITE_MAX] = { 0 };
-	const struct lpt_map *m = lpt_maps_find(maps, s->addr);
+	const struct lpt_map *m = *last;
 	const char *why;
 	size_t avail = 0;
 	unsigned int len;
 
 	s->state = LPT_REFUSED;
+	/* Sites come sorted: most lie in the mapping of the one before. */
+	if (!m || s->addr < m->start || s->addr >= m->end)
+		m = *last = lpt_maps_find(maps, s->addr);
 	if (!m) {
 		why = "not in an executable mapping";
 		goto refuse;
@@ -134,10 +150,13 @@ static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
 		goto refuse;
 	}
 	avail = m->end - s->addr < LPT_SITE_MAX ? m->end - s->addr : LPT_SITE_MAX;
-	memcpy(bytes, (const void *)s->addr, avail);
+	if (avail == LPT_SITE_MAX)
+		memcpy(bytes, (const void *)s->addr, LPT_SITE_MAX);
+	else
+		memcpy(bytes, (const void *)s->addr, avail);
 	s->prot = m->prot;
 
-	len = lpt_match_call(bytes, s->addr, (uintptr_t)__fentry__);
+	len = lpt_match_call(bytes, s->addr, s->obj->fentry);
 	if (len && len <= avail) {
 		s->len = len;
 		s->state = LPT_FENTRY;
@@ -150,95 +169,151 @@ static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
 		st->already++;
 		return;
 	}
-	why = "unexpected bytes, expected call __fentry__";
+	why = s->obj->fentry ? "unexpected bytes, expected call __fentry__" :
+			       "the object defines no __fentry__ of its own";
 refuse:
 	if (st->refused < LPT_REFUSE_REPORT_MAX)
 		report_refused(s, bytes, avail, why);
 	st->refused++;
 }
 
-/* Load and check the table; publishes lpt_sites for the trap handler. */
-int lpt_sites_load(struct lpt_stats *st)
+/*
+ * Check the sites at @addrs (sorted, distinct) of object @o, which
+ * becomes their owner; the object is not yet published.
+ */
+int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
+		    struct lpt_stats *st)
 {
-	const char *start, *stop;
+	const struct lpt_map *last = NULL;
 	struct lpt_site *sites;
 	struct lpt_maps maps;
+	uint64_t refused = st->refused;
+	size_t i;
+	int err;
+
+	err = lpt_maps_load(&maps);
+	if (err) {
+		lpt_msg("/proc/self/maps: %s", strerror(-err));
+		return err;
+	}
+	/*
+	 * Never freed (lock-free readers).  Populated in one go: on a big
+	 * table, page faults one by one cost more than checking the sites.
+	 */
+	sites = mmap(NULL, (n ? n : 1) * sizeof(*sites), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (sites == MAP_FAILED) {
+		lpt_maps_free(&maps);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		sites[i].addr = addrs[i];
+		sites[i].obj = o;
+		check_site(&sites[i], &maps, &last, st);
+		sites[i].want = sites[i].state;
+	}
+	if (st->refused - refused > LPT_REFUSE_REPORT_MAX)
+		lpt_msg("... and %llu more sites refused",
+			(unsigned long long)(st->refused - refused -
+					     LPT_REFUSE_REPORT_MAX));
+	lpt_maps_free(&maps);
+	st->sites += n;
+	o->sites = sites;
+	o->nsites = n;
+	return 0;
+}
+
+/* Append @o to the list the trap handler reads; caller holds the lock. */
+void lpt_obj_publish(struct lpt_obj *o)
+{
+	struct lpt_obj **pp = &lpt_objs;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	__atomic_store_n(pp, o, __ATOMIC_RELEASE);
+}
+
+/* Load and check the program's table; publishes it for the trap handler. */
+int lpt_sites_load(struct lpt_stats *st)
+{
+	struct lpt_obj *o = &lpt_main_obj;
+	const char *start, *stop;
 	uintptr_t *addrs;
-	size_t i, n;
+	size_t n;
 	int err;
 
 	/* Loaded by an earlier, failed init: its sites may hold int3 now. */
-	if (lpt_sites)
+	if (lpt_objs)
 		return 0;
+	o->fentry = (uintptr_t)__fentry__;
+	o->tramp[0] = (uintptr_t)lpt_tramp5;
+	o->tramp[1] = (uintptr_t)lpt_tramp6;
 	err = table_bounds(&start, &stop);
 	if (err)
 		return err;
 	if (!start) {
 		if (lpt_verbose)
 			lpt_msg("no " MCOUNT_SECTION " table");
+		lpt_obj_publish(o);
 		return 0;
 	}
-	addrs = table_read(start, stop, &n);
+	addrs = lpt_table_read(start, stop, &n);
 	if (!addrs)
 		return -ENOMEM;
-	err = lpt_maps_load(&maps);
-	if (err) {
-		lpt_msg("/proc/self/maps: %s", strerror(-err));
-		goto out_free_addrs;
-	}
-	sites = calloc(n ? n : 1, sizeof(*sites));
-	if (!sites) {
-		err = -ENOMEM;
-		goto out_free_maps;
-	}
-	for (i = 0; i < n; i++) {
-		sites[i].addr = addrs[i];
-		check_site(&sites[i], &maps, st);
-		sites[i].want = sites[i].state;
-	}
-	if (st->refused > LPT_REFUSE_REPORT_MAX)
-		lpt_msg("... and %llu more sites refused",
-			(unsigned long long)(st->refused - LPT_REFUSE_REPORT_MAX));
-	st->sites = n;
-	lpt_nsites = n;
-	__atomic_store_n(&lpt_sites, sites, __ATOMIC_RELEASE);
-
-out_free_maps:
-	lpt_maps_free(&maps);
-out_free_addrs:
+	err = lpt_sites_check(o, addrs, n, st);
 	free(addrs);
+	if (!err)
+		lpt_obj_publish(o);
 	return err;
 }
 
-/* Attach function names; needs the symbol table, so done on demand. */
+/* Attach function names; needs the symbol tables, so done on demand. */
 void lpt_sites_name(void)
 {
-	static int named;
+	struct lpt_obj *o;
 	uintptr_t off;
 	size_t i;
 
-	if (named || lpt_symtab_load())
-		return;
-	for (i = 0; i < lpt_nsites; i++)
-		lpt_sites[i].name = lpt_symtab_lookup(lpt_sites[i].addr, &off);
-	named = 1;
+	for (o = lpt_objs; o; o = o->next) {
+		if (o->named || o->gone)
+			continue;
+		if (o == &lpt_main_obj && lpt_symtab_load())
+			continue;
+		for (i = 0; i < o->nsites; i++)
+			o->sites[i].name = o == &lpt_main_obj ?
+				lpt_symtab_lookup(o->sites[i].addr, &off) :
+				lpt_symtab_find(&o->syms, o->sites[i].addr, &off);
+		o->named = 1;
+	}
 }
 
-/* Binary search; async-signal-safe (reads only, no allocation). */
+/*
+ * Binary search in the object whose sites span @addr; async-signal-safe
+ * (reads only, no allocation).  Unloaded objects are skipped: their
+ * addresses may hold someone else's code now.
+ */
 notrace struct lpt_site *lpt_site_find(uintptr_t addr)
 {
-	struct lpt_site *v = __atomic_load_n(&lpt_sites, __ATOMIC_ACQUIRE);
-	size_t lo = 0, hi = v ? lpt_nsites : 0;
+	const struct lpt_obj *o;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
+		struct lpt_site *v = o->sites;
+		size_t lo = 0, hi = o->nsites;
 
-		if (addr < v[mid].addr)
-			hi = mid;
-		else if (addr > v[mid].addr)
-			lo = mid + 1;
-		else
-			return &v[mid];
+		if (!hi || addr < v[0].addr || addr > v[hi - 1].addr ||
+		    __atomic_load_n(&o->gone, __ATOMIC_ACQUIRE))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (addr < v[mid].addr)
+				hi = mid;
+			else if (addr > v[mid].addr)
+				lo = mid + 1;
+			else
+				return &v[mid];
+		}
 	}
 	return NULL;
 }
@@ -246,24 +321,18 @@ notrace struct lpt_site *lpt_site_find(uintptr_t addr)
 /* The bytes that put site @s into state @to. */
 void lpt_site_fill(const struct lpt_site *s, enum lpt_state to, uint8_t *buf)
 {
-	uintptr_t target;
-
-	switch (to) {
-	case LPT_NOP:
+	if (to == LPT_NOP) {
 		memcpy(buf, lpt_nop_bytes(s->len), s->len);
 		return;
-	case LPT_CALL:
-		target = lpt_tramp_for(s->len);
-		break;
-	default:
-		target = (uintptr_t)__fentry__;
-		break;
 	}
-	/* In range: checked when the site was accepted, same image. */
-	lpt_make_call(buf, s->len, s->addr, target);
+	/* In range: checked when the site (or its object) was accepted. */
+	lpt_make_call(buf, s->len, s->addr,
+		      lpt_site_target(s, to == LPT_CALL ? LPT_CALL : LPT_FENTRY));
 }
 
-notrace uintptr_t lpt_tramp_for(unsigned int len)
+notrace uintptr_t lpt_site_target(const struct lpt_site *s, enum lpt_state to)
 {
-	return (uintptr_t)(len == X86_CALL_ADDR32_LEN ? lpt_tramp6 : lpt_tramp5);
+	if (to == LPT_CALL)
+		return s->obj->tramp[s->len == X86_CALL_ADDR32_LEN];
+	return s->obj->fentry;
 }

@@ -148,38 +148,59 @@ static int prologue_info(unsigned int flags, uint64_t min_ns,
 	return err;
 }
 
-/* SYMS: every function of the program, so the file names its own events. */
-static int prologue_syms(void)
+/*
+ * SYMS: every function of @tabs[0..ntabs) (NULL: the program's), so the
+ * file names its own events; *lenp is the record's length.
+ */
+static char *syms_blob(const struct lpt_symtab *const *tabs, size_t ntabs,
+		       size_t *lenp)
 {
-	size_t i, n = lpt_symtab_count(), len = 0, off = 0;
+	size_t i, k, len = 0, off = 0;
 	char *blob;
-	int err;
 
-	for (i = 0; i < n; i++) {
-		uintptr_t a;
-		uint64_t sz;
-		const char *name = lpt_symtab_get(i, &a, &sz);
+	for (k = 0; k < ntabs; k++) {
+		for (i = 0; i < lpt_symtab_count(tabs[k]); i++) {
+			uintptr_t a;
+			uint64_t sz;
+			const char *name = lpt_symtab_get(tabs[k], i, &a, &sz);
 
-		len += sizeof(struct lpt_rec_sym) +
-		       ((strlen(name) + LPT_REC_ALIGN - 1) & -LPT_REC_ALIGN);
+			len += sizeof(struct lpt_rec_sym) +
+			       ((strlen(name) + LPT_REC_ALIGN - 1) & -LPT_REC_ALIGN);
+		}
 	}
 	blob = calloc(1, len ? len : 1);
 	if (!blob)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct lpt_rec_sym s;
-		uintptr_t a;
-		uint64_t sz;
-		const char *name = lpt_symtab_get(i, &a, &sz);
+		return NULL;
+	for (k = 0; k < ntabs; k++) {
+		for (i = 0; i < lpt_symtab_count(tabs[k]); i++) {
+			struct lpt_rec_sym s;
+			uintptr_t a;
+			uint64_t sz;
+			const char *name = lpt_symtab_get(tabs[k], i, &a, &sz);
 
-		s.addr = a;
-		s.size = sz > UINT32_MAX ? UINT32_MAX : sz;
-		s.namelen = strlen(name);
-		memcpy(blob + off, &s, sizeof(s));
-		memcpy(blob + off + sizeof(s), name, s.namelen);
-		off += sizeof(s) + ((s.namelen + LPT_REC_ALIGN - 1) &
-				    -LPT_REC_ALIGN);
+			s.addr = a;
+			s.size = sz > UINT32_MAX ? UINT32_MAX : sz;
+			s.namelen = strlen(name);
+			memcpy(blob + off, &s, sizeof(s));
+			memcpy(blob + off + sizeof(s), name, s.namelen);
+			off += sizeof(s) + ((s.namelen + LPT_REC_ALIGN - 1) &
+					    -LPT_REC_ALIGN);
+		}
 	}
+	*lenp = len;
+	return blob;
+}
+
+static int prologue_syms(void)
+{
+	static const struct lpt_symtab *const program[] = { NULL };
+	size_t len;
+	char *blob;
+	int err;
+
+	blob = syms_blob(program, 1, &len);
+	if (!blob)
+		return -ENOMEM;
 	err = prologue_add(LPT_REC_SYMS, blob, len);
 	free(blob);
 	return err;
@@ -417,6 +438,42 @@ int lpt_stream_active(void)
 	return lpt_stream.fd >= 0 && getpid() == lpt_stream.pid;
 }
 
+/*
+ * A second SYMS record at the end: the functions of the shared libraries
+ * with a table, those unloaded too (their events are in the file).  The
+ * list only grows and each object's symbols are read before it is
+ * published, so it is walked without the lock.
+ */
+static int write_libraries(int fd)
+{
+	const struct lpt_symtab **tabs;
+	const struct lpt_obj *o;
+	size_t n = 0, len;
+	char *blob;
+	int err;
+
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE))
+		n += o->nsites && *o->path;
+	if (!n)
+		return 0;
+	tabs = calloc(n, sizeof(*tabs));
+	if (!tabs)
+		return -ENOMEM;
+	n = 0;
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE))
+		if (o->nsites && *o->path)
+			tabs[n++] = &o->syms;
+	blob = syms_blob(tabs, n, &len);
+	free(tabs);
+	if (!blob)
+		return -ENOMEM;
+	err = write_rec(fd, LPT_REC_SYMS, blob, len);
+	free(blob);
+	return err;
+}
+
 /* At exit: stop the writer, drain the rest, close the file. */
 void lpt_stream_finish(void)
 {
@@ -433,6 +490,8 @@ void lpt_stream_finish(void)
 		return;
 	}
 	err = drain_all(lpt_stream.fd);
+	if (!err)
+		err = write_libraries(lpt_stream.fd);
 	if (!err)
 		err = write_end(lpt_stream.fd, 0);
 	drain_unlock();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * symtab.c - function names of this program, from the .symtab of
- * /proc/self/exe (.dynsym if stripped), for globs and for output.
+ * symtab.c - function names of the program and of each shared library
+ * with a table, from the .symtab of its file (.dynsym if stripped), for
+ * globs and for output.
  *
  * A small reader of our own: the file is mapped read-only and names
  * point into that mapping, which stays for the life of the process.
@@ -29,12 +30,7 @@ struct lpt_func {
 	int rank;		/* lower wins among aliases: global, weak, local */
 };
 
-static struct {
-	int loaded;
-	int err;
-	struct lpt_func *v;
-	size_t n;
-} symtab;
+static struct lpt_symtab symtab;	/* the program's */
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -43,13 +39,12 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;	/* the first object listed is the program itself */
 }
 
-/* Difference between run-time and link-time addresses (0 unless PIE). */
-static uintptr_t load_bias(const Elf64_Ehdr *eh)
+/* The program's run-time minus link-time addresses (0 unless PIE). */
+static uintptr_t program_bias(void)
 {
 	uintptr_t bias = 0;
 
-	if (eh->e_type == ET_DYN)
-		dl_iterate_phdr(first_object, &bias);
+	dl_iterate_phdr(first_object, &bias);
 	return bias;
 }
 
@@ -88,13 +83,13 @@ static const Elf64_Shdr *pick_symtab(const Elf64_Ehdr *eh,
 }
 
 /* Collect defined functions from @ss; returns 0 or -errno. */
-static int read_funcs(const char *base, size_t size, const Elf64_Ehdr *eh,
-		      const Elf64_Shdr *sh, const Elf64_Shdr *ss)
+static int read_funcs(struct lpt_symtab *symtab, const char *base,
+		      size_t size, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
+		      const Elf64_Shdr *ss, uintptr_t bias)
 {
 	const Elf64_Shdr *str;
 	const Elf64_Sym *sym;
 	const char *strtab;
-	uintptr_t bias = load_bias(eh);
 	size_t i, j, nsym;
 
 	if (ss->sh_entsize != sizeof(*sym) || ss->sh_link >= eh->e_shnum ||
@@ -107,8 +102,8 @@ static int read_funcs(const char *base, size_t size, const Elf64_Ehdr *eh,
 	nsym = ss->sh_size / sizeof(*sym);
 	strtab = base + str->sh_offset;
 
-	symtab.v = calloc(nsym ? nsym : 1, sizeof(*symtab.v));
-	if (!symtab.v)
+	symtab->v = calloc(nsym ? nsym : 1, sizeof(*symtab->v));
+	if (!symtab->v)
 		return -ENOMEM;
 	for (i = j = 0; i < nsym; i++) {
 		if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC ||
@@ -117,21 +112,21 @@ static int read_funcs(const char *base, size_t size, const Elf64_Ehdr *eh,
 		    !memchr(strtab + sym[i].st_name, '\0',
 			    str->sh_size - sym[i].st_name))
 			continue;
-		symtab.v[j].addr = sym[i].st_value + bias;
-		symtab.v[j].size = sym[i].st_size;
-		symtab.v[j].name = strtab + sym[i].st_name;
-		symtab.v[j].rank = bind_rank(ELF64_ST_BIND(sym[i].st_info));
+		symtab->v[j].addr = sym[i].st_value + bias;
+		symtab->v[j].size = sym[i].st_size;
+		symtab->v[j].name = strtab + sym[i].st_name;
+		symtab->v[j].rank = bind_rank(ELF64_ST_BIND(sym[i].st_info));
 		j++;
 	}
-	qsort(symtab.v, j, sizeof(*symtab.v), cmp_func);
+	qsort(symtab->v, j, sizeof(*symtab->v), cmp_func);
 	/* One name per address: the best-ranked alias, sorted first. */
-	for (i = symtab.n = 0; i < j; i++)
-		if (!symtab.n || symtab.v[symtab.n - 1].addr != symtab.v[i].addr)
-			symtab.v[symtab.n++] = symtab.v[i];
+	for (i = symtab->n = 0; i < j; i++)
+		if (!symtab->n || symtab->v[symtab->n - 1].addr != symtab->v[i].addr)
+			symtab->v[symtab->n++] = symtab->v[i];
 	return 0;
 }
 
-static int load(void)
+static int load(struct lpt_symtab *symtab, const char *path, uintptr_t bias)
 {
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh, *ss;
@@ -139,7 +134,7 @@ static int load(void)
 	char *base;
 	int fd, err;
 
-	fd = open(LPT_EXE, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &stb)) {
@@ -164,7 +159,8 @@ static int load(void)
 	ss = pick_symtab(eh, sh);
 	if (!ss)
 		goto out_unmap;
-	err = read_funcs(base, stb.st_size, eh, sh, ss);
+	err = read_funcs(symtab, base, stb.st_size, eh, sh, ss,
+			 eh->e_type == ET_DYN ? bias : 0);
 	if (err)
 		goto out_unmap;
 	/* Names point into the mapping: it stays. */
@@ -178,55 +174,106 @@ out_close:
 	return err;
 }
 
-/* Load once; later calls return the first result.  Caller holds the lock. */
+/*
+ * Read the functions of the object in file @path loaded with @bias;
+ * once: later calls return the first result.  Caller holds the lock.
+ */
+int lpt_symtab_open(struct lpt_symtab *t, const char *path, uintptr_t bias)
+{
+	if (t->loaded)
+		return t->err;
+	t->loaded = 1;
+	t->err = load(t, path, bias);
+	if (t->err)
+		lpt_msg("%s: no usable symbol table (%s); function names unknown",
+			path, strerror(-t->err));
+	return t->err;
+}
+
 int lpt_symtab_load(void)
 {
-	if (symtab.loaded)
-		return symtab.err;
-	symtab.loaded = 1;
-	symtab.err = load();
-	if (symtab.err)
-		lpt_msg("%s: no usable symbol table (%s); function names unknown",
-			LPT_EXE, strerror(-symtab.err));
-	return symtab.err;
+	return lpt_symtab_open(&symtab, LPT_EXE,
+			       symtab.loaded ? 0 : program_bias());
 }
 
 /*
- * Name of the function covering @addr and the offset into it, or NULL.
- * A symbol without a size covers only its own address.
+ * Name of the function of @t covering @addr and the offset into it, or
+ * NULL.  A symbol without a size covers only its own address.
  */
-const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off)
+const char *lpt_symtab_find(const struct lpt_symtab *t, uintptr_t addr,
+			    uintptr_t *off)
 {
-	size_t lo = 0, hi = symtab.n;
+	size_t lo = 0, hi = t->n;
 	const struct lpt_func *f;
 
 	*off = 0;
 	while (lo < hi) {		/* first entry above addr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (symtab.v[mid].addr <= addr)
+		if (t->v[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	f = &symtab.v[lo - 1];
+	f = &t->v[lo - 1];
 	if (addr - f->addr >= (f->size ? f->size : 1))
 		return NULL;
 	*off = addr - f->addr;
 	return f->name;
 }
 
-/* The functions, in address order, for the trace file (stream.c). */
-size_t lpt_symtab_count(void)
+/* Run-time address of function @name of @t (first found); 0 or -ENOENT. */
+int lpt_symtab_addr(const struct lpt_symtab *t, const char *name,
+		    uintptr_t *addr)
 {
-	return symtab.n;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (!strcmp(t->v[i].name, name)) {
+			*addr = t->v[i].addr;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
-const char *lpt_symtab_get(size_t i, uintptr_t *addr, uint64_t *size)
+/*
+ * The function covering @addr in the program, else in the library with
+ * a table whose extent holds it (a gone one too: events recorded before
+ * the unload still name their functions).
+ */
+const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off)
 {
-	*addr = symtab.v[i].addr;
-	*size = symtab.v[i].size;
-	return symtab.v[i].name;
+	const struct lpt_obj *o;
+	const char *name;
+
+	name = lpt_symtab_find(&symtab, addr, off);
+	if (name)
+		return name;
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
+		if (*o->path && addr >= o->start && addr < o->end) {
+			name = lpt_symtab_find(&o->syms, addr, off);
+			if (name)
+				return name;
+		}
+	}
+	return NULL;
+}
+
+/* The functions of @t (NULL: the program's), in address order (stream.c). */
+size_t lpt_symtab_count(const struct lpt_symtab *t)
+{
+	return (t ? t : &symtab)->n;
+}
+
+const char *lpt_symtab_get(const struct lpt_symtab *t, size_t i,
+			   uintptr_t *addr, uint64_t *size)
+{
+	t = t ? t : &symtab;
+	*addr = t->v[i].addr;
+	*size = t->v[i].size;
+	return t->v[i].name;
 }

@@ -279,7 +279,9 @@ static int step_pass(struct lpt_site **v, size_t n, enum lpt_step step,
 		uintptr_t end = page_up(v[i]->addr + v[i]->len, page);
 		int prot = v[i]->prot;
 
+		/* (v[j] above v[j - 1]: an unsorted array only splits runs.) */
 		for (j = i + 1; j < n && v[j]->prot == prot &&
+		     v[j]->addr > v[j - 1]->addr &&
 		     page_down(v[j]->addr, page) <= end; j++)
 			if (page_up(v[j]->addr + v[j]->len, page) > end)
 				end = page_up(v[j]->addr + v[j]->len, page);

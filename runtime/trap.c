@@ -106,10 +106,10 @@ static notrace void trap_handler(int sig, siginfo_t *si, void *ctx)
 		gr[REG_RIP] = s->addr + s->len;
 		break;
 	case LPT_CALL:
-		emulate_call(gr, s->addr + s->len, lpt_tramp_for(s->len));
+		emulate_call(gr, s->addr + s->len, lpt_site_target(s, LPT_CALL));
 		break;
 	case LPT_FENTRY:
-		emulate_call(gr, s->addr + s->len, (uintptr_t)__fentry__);
+		emulate_call(gr, s->addr + s->len, lpt_site_target(s, LPT_FENTRY));
 		break;
 	default:	/* not a site, or an int3 we did not write */
 		chain(sig, si, ctx);

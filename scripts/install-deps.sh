@@ -17,7 +17,7 @@ set -euo pipefail
 declare -A groups=(
 	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev shellcheck linux-source-6.1 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-user"
 	[kernel]="linux-source-6.1 busybox-static qemu-system-x86 cpio bc flex bison libssl-dev xz-utils ccache"
-	[bench]="time valgrind linux-source-6.1"
+	[bench]="time valgrind linux-source-6.1 uftrace"
 )
 
 want=()

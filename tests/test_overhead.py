@@ -4,6 +4,7 @@
 # non-zero otherwise), never a timing.
 
 import re
+import shutil
 import sys
 
 from conftest import REPO, require_tools, run
@@ -17,7 +18,13 @@ def test_overhead_quick(tmp_path):
                 "8", "--rounds", "20", "--reps", "1", "--out",
                 tmp_path / "work", "--markdown", md], timeout=600)
     table = md.read_text()
-    for way in ("nopg", "call-ret", "nop", "traced"):
+    ways = ["nopg", "call-ret", "nop", "traced", "stream", "graph-stream"]
+    if shutil.which("clang"):
+        # unpatched sleds, basic mode and FDR mode, each with its own row
+        ways += ["xray", "xray-basic", "xray-fdr"]
+    if shutil.which("uftrace"):
+        ways.append("uftrace")
+    for way in ways:
         assert re.search(rf"^\| {way} \| [0-9.]+ \| [0-9.]+–[0-9.]+ \| "
                          r"[0-9.]+× \|$", table, re.M), table
     assert "| nopg | " in proc.stdout

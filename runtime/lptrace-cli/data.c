@@ -62,6 +62,7 @@ static char *demangle(char *name)
 static int read_syms(struct lpt_data *d, const char *p, size_t len,
 		     size_t at)
 {
+	struct data_sym *ns;
 	size_t off = 0, n = 0;
 
 	while (off + sizeof(struct lpt_rec_sym) <= len) {
@@ -77,9 +78,12 @@ static int read_syms(struct lpt_data *d, const char *p, size_t len,
 		off += padded(s.namelen);
 		n++;
 	}
-	d->syms = calloc(n ? n : 1, sizeof(*d->syms));
-	if (!d->syms)
+	/* More than one SYMS: the program's, then its shared libraries'. */
+	ns = realloc(d->syms, (d->nsyms + n ? d->nsyms + n : 1) * sizeof(*ns));
+	if (!ns)
 		goto out_nomem;
+	d->syms = ns;
+	n += d->nsyms;
 	for (off = 0; d->nsyms < n; d->nsyms++) {
 		struct lpt_rec_sym s;
 		struct data_sym *ds = &d->syms[d->nsyms];
@@ -98,6 +102,13 @@ static int read_syms(struct lpt_data *d, const char *p, size_t len,
 out_nomem:
 	cli_error("%s: %s", d->path, strerror(ENOMEM));
 	return -1;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct data_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /*
@@ -267,6 +278,7 @@ static int read_records(struct lpt_data *d, const char *map, size_t size)
 			  d->path, size);
 		goto out;
 	}
+	qsort(d->syms, d->nsyms, sizeof(*d->syms), cmp_sym);
 	err = group_threads(d, names, nnames);
 out:
 	free(names);

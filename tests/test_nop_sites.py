@@ -1,0 +1,102 @@
+"""scripts/link-vmlinux.sh --nop-sites (lptrace nop-sites): the sites of
+the final image are NOPs at link time, for gcc and clang, with the table
+unchanged; the runtime then only checks them at start, and copies no
+text page until tracing is first enabled.
+
+Truths used: the sites objdump finds in the image linked without the
+option (lptest.ground_truth), the bytes at those addresses read by the
+section headers of readelf, `linkpass dump` of both images, and the
+program's own /proc/self/smaps (tests/runtime/nopstart.c).
+"""
+
+import re
+
+import pytest
+
+import lptest
+from test_runtime import (LPTRACE, NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
+                          key_values, run, runtime_lib)
+
+LINK = REPO / "scripts" / "link-vmlinux.sh"
+CASES = [pytest.param(cc, ld, pie, id=f"{cc}-{ld}-{'pie' if pie else 'nopie'}")
+         for cc, ld, pie in [("gcc", "bfd", False), ("gcc", "lld", True),
+                             ("clang", "bfd", True), ("clang", "lld", False)]]
+
+
+def build(tmp_path, linkpass, cc, ld, pie, nop, name="nopstart"):
+    obj = tmp_path / f"{name}.o"
+    pic = "-fpie" if pie else "-fno-pie"
+    run([cc, "-O2", pic, "-pg", "-mfentry", f"-I{RUNTIME}", f"-I{PROGS}",
+         "-c", PROGS / f"{name}.c", "-o", obj])
+    exe = tmp_path / (name + (".nop" if nop else ".plain"))
+    opts = ["--nop-sites", "--lptrace", LPTRACE] if nop else []
+    proc = run([LINK, "--linkpass", linkpass.path, *opts, exe, "--", cc,
+                "-pie" if pie else "-no-pie", f"-fuse-ld={ld}", obj,
+                RUNTIME / "liblptrace.a", "-lpthread"], cwd=tmp_path)
+    return exe, proc
+
+
+@pytest.mark.parametrize("cc,ld,pie", CASES)
+def test_nop_sites_link_and_start(cc, ld, pie, tmp_path, linkpass,
+                                  runtime_lib):
+    lptest.require_compiler_ld(cc, ld)
+    plain, _ = build(tmp_path, linkpass, cc, ld, pie, nop=False)
+    nopped, proc = build(tmp_path, linkpass, cc, ld, pie, nop=True)
+    assert re.search(r"^  NOP     \S+nopstart\.nop$", proc.stdout, re.M), \
+        proc.stdout
+
+    # Same table; every site objdump finds in the plain image is a NOP
+    # of the call's length in the other.
+    assert linkpass.dump_entries(plain) == linkpass.dump_entries(nopped)
+    truth = lptest.ground_truth(plain)
+    assert sorted(truth) == linkpass.dump(plain) and len(truth) >= 3
+    for addr, (name, raw) in truth.items():
+        want = bytes.fromhex((NOP6 if len(raw) == 6 else NOP5).replace(" ", ""))
+        assert lptest.read_bytes(nopped, addr, len(raw)) == want, name
+
+    # Start: all checked, none written, no text page copied; the first
+    # enable writes (copies) one.
+    n = len(truth)
+    for exe, start in ((plain, {"nopped": str(n), "already": "0"}),
+                       (nopped, {"nopped": "0", "already": str(n)})):
+        out = run([exe]).stdout
+        first = key_values("phase=start", out)
+        assert {k: first[k] for k in ("nopped", "already", "refused")} == \
+            {**start, "refused": "0"}, out
+        assert (first["copied_kb"] == "0") == (exe == nopped), out
+        assert key_values("enable=", out)["enable"] == "1"
+        after = key_values("phase=enabled", out)
+        assert int(after["copied_kb"]) > 0 and after["enabled"] == "1", out
+        assert key_values("sum=", out) == {"sum": "5", "events": "1"}
+
+
+def test_nop_sites_refuses_unexpected_bytes(tmp_path, linkpass, runtime_lib):
+    """A site that holds something else than call __fentry__ (here a
+    5-byte NOP nobody should write: 90 90 90 90 90) is named and the
+    image is left as it was."""
+    lptest.require_tools("gcc")
+    plain, _ = build(tmp_path, linkpass, "gcc", "bfd", False, nop=False)
+    truth = lptest.ground_truth(plain)
+    addr = next(a for a, (name, _) in truth.items() if name == "work")
+    # the file offset of the site, by the section headers
+    data = bytearray(plain.read_bytes())
+    before = lptest.read_bytes(plain, addr, 5)
+    off = data.find(before + lptest.read_bytes(plain, addr + 5, 11))
+    assert off > 0
+    data[off:off + 5] = b"\x90" * 5
+    bad = tmp_path / "bad"
+    bad.write_bytes(bytes(data))
+    proc = run([LPTRACE, "nop-sites", bad], check=False)
+    assert proc.returncode == 1
+    assert re.search(rf"^lptrace: {re.escape(str(bad))}: site {addr:#x} \(work\+0x0\): "
+                     r"holds 90 90 90 90 90 \S\S, expected call __fentry__; image not written$",
+                     proc.stderr, re.M), proc.stderr
+    assert bad.read_bytes() == bytes(data)
+    # and an untouched copy is rewritten, then found already done
+    good = tmp_path / "good"
+    good.write_bytes(plain.read_bytes())
+    out = run([LPTRACE, "nop-sites", "-v", good]).stdout
+    n = len(truth)
+    assert out == f"lptrace: {good}: {n} sites: {n} nopped, 0 already nop\n"
+    out = run([LPTRACE, "nop-sites", "-v", good]).stdout
+    assert out == f"lptrace: {good}: {n} sites: 0 nopped, {n} already nop\n"
