@@ -171,6 +171,65 @@ static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	return n + 5;
 }
 
+static enum ref_kind x86_64_reloc_ref(uint32_t type)
+{
+	switch (type) {
+	case R_X86_64_64:
+	case R_X86_64_32:
+	case R_X86_64_32S:
+		return REF_ABS;
+	case R_X86_64_PC32:
+	case R_X86_64_PLT32:
+	/* GOT loads the linker relaxed into lea/mov $imm keep these */
+	case R_X86_64_GOTPCRELX:
+	case R_X86_64_REX_GOTPCRELX:
+		return REF_PCREL;
+	default:
+		return REF_NONE;
+	}
+}
+
+static enum ref_kind i386_reloc_ref(uint32_t type)
+{
+	switch (type) {
+	case R_386_32:
+		return REF_ABS;
+	case R_386_PC32:
+	case R_386_PLT32:
+		return REF_PCREL;
+	default:
+		return REF_NONE;
+	}
+}
+
+/*
+ * The next byte that could start "call rel32", "jmp rel32" or
+ * "jcc rel32".  Position by position, not instruction by instruction:
+ * a displacement that happens to hit a given address by chance has a
+ * probability of 2^-32 per position (see reach.c).
+ */
+static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
+				uint64_t from, uint64_t addr, uint64_t *target)
+{
+	uint64_t p, n;
+	int32_t rel;
+
+	for (p = from; p + 5 <= size; p++) {
+		if (code[p] == X86_OP_CALL || code[p] == X86_OP_JMP)
+			n = 1;
+		else if (code[p] == X86_OP_TWOBYTE && p + 6 <= size &&
+			 code[p + 1] >= X86_OP2_JCC_FIRST &&
+			 code[p + 1] <= X86_OP2_JCC_LAST)
+			n = 2;
+		else
+			continue;
+		memcpy(&rel, code + p + n, sizeof(rel));
+		*target = addr + p + n + 4 + (uint64_t)(int64_t)rel;
+		return p;
+	}
+	return size;
+}
+
 static const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -185,6 +244,8 @@ static const struct arch arch_x86_64 = {
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = x86_padding_len,
 	.direct_call = x86_direct_call,
+	.reloc_ref = x86_64_reloc_ref,
+	.next_branch = x86_next_branch,
 };
 
 static const struct arch arch_i386 = {
@@ -201,6 +262,8 @@ static const struct arch arch_i386 = {
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = i386_padding_len,
 	.direct_call = x86_direct_call,
+	.reloc_ref = i386_reloc_ref,
+	.next_branch = x86_next_branch,
 };
 
 static const struct arch *const arches[] = { &arch_x86_64, &arch_i386 };

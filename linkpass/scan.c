@@ -15,6 +15,7 @@
 
 #include "entries.h"
 #include "order.h"
+#include "reach.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -647,6 +648,8 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		if (v == FAST_KEEP) {
 			kept[nkept++] = *s;
 			prev = &kept[nkept - 1];
+		} else if (s->entry_style) {
+			reach_note(r, s);	/* reach_check() decides */
 		}
 	}
 	entries_free(&e);
@@ -806,6 +809,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	r->stats.ns_filter = now_ns() - t0;
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
+	/* the same for objects stripped before the link (reach.c) */
+	if (reach_check(im, r) < 0)
+		goto out_free;
 	ret = 0;
 
 out_free:
@@ -825,6 +831,7 @@ void scan_result_free(struct scan_result *r)
 {
 	free(r->kept);
 	free(r->dropped);
+	free(r->unentered);
 	funcs_free(&r->funcs);
 	memset(r, 0, sizeof(*r));
 }

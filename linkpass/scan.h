@@ -75,6 +75,12 @@ struct scan_result {
 	size_t ndropped;
 	struct funcs funcs;	/* empty unless explained */
 	bool explained;		/* the scan ran with reasons on */
+	/*
+	 * Without reasons: the entry-style calls in traced sections at
+	 * no function entry, their reason not worked out (reach.c).
+	 */
+	struct site *unentered;
+	size_t nunentered, capunentered;
 	struct scan_stats stats;
 };
 
