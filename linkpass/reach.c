@@ -43,16 +43,27 @@
 
 struct cand {
 	uint64_t entry;		/* address of the entry */
-	uint64_t end;		/* end of its body, for self-references */
+	uint64_t end;		/* the next candidate's entry or the
+				 * section's end */
+	uint64_t far_self;	/* the farthest reference from inside
+				 * [entry, end); 0: none */
 	uint32_t shndx;
-	bool covered;		/* a function symbol covers the call */
 	bool reached;
 };
+
+/*
+ * Most references point elsewhere: a bit per 16-byte bucket of the
+ * candidates' address range answers "not a candidate" for most of
+ * them without a search.
+ */
+#define BUCKET_SHIFT	4
+#define BUCKETS_MAX	((uint64_t)1 << 28)	/* 32 MiB of bits at most */
 
 struct reach {
 	struct image *im;
 	struct cand *v;
 	size_t n;
+	uint64_t *bucket;	/* NULL: the range is too wide, search */
 };
 
 void reach_note(struct scan_result *r, const struct site *s)
@@ -92,12 +103,20 @@ static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
 {
 	size_t i;
 
+	uint64_t b;
+
 	if (!rc->n || addr < rc->v[0].entry || addr > rc->v[rc->n - 1].entry)
 		return;
+	b = (addr - rc->v[0].entry) >> BUCKET_SHIFT;
+	if (rc->bucket && !(rc->bucket[b / 64] & (1ULL << (b % 64))))
+		return;
 	i = lower_bound(rc, addr);
-	if (i < rc->n && rc->v[i].entry == addr &&
-	    (place < rc->v[i].entry || place >= rc->v[i].end))
+	if (i >= rc->n || rc->v[i].entry != addr)
+		return;
+	if (place < addr || place >= rc->v[i].end)
 		rc->v[i].reached = true;
+	else if (place > rc->v[i].far_self)
+		rc->v[i].far_self = place;	/* resolve_symbols() decides */
 }
 
 /* The sites to look at: entry-style calls in no function symbol. */
@@ -136,7 +155,12 @@ static void gather(struct reach *rc, const struct scan_result *r)
 		if (!r->explained || v[i].verdict == DROP_DEAD_BODY ||
 		    v[i].verdict == DROP_NO_FUNC)
 			add_site(rc, &v[i]);
-	qsort(rc->v, rc->n, sizeof(*rc->v), cmp_entry);
+	/* the scan hands them over in address order, as a rule */
+	for (i = 1; i < rc->n; i++)
+		if (rc->v[i - 1].entry > rc->v[i].entry)
+			break;
+	if (i < rc->n)
+		qsort(rc->v, rc->n, sizeof(*rc->v), cmp_entry);
 	/* one per entry; a body ends where the next one starts */
 	for (i = k = 0; i < rc->n; i++) {
 		if (k && rc->v[k - 1].entry == rc->v[i].entry)
@@ -149,39 +173,65 @@ static void gather(struct reach *rc, const struct scan_result *r)
 }
 
 /*
- * One pass over the function symbols: a body also ends where the next
- * function starts, and a call a function covers is not a candidate
- * (without reasons the scan could not tell; it is a call inside a live
- * function).
+ * One pass over the function symbols, only when a candidate was reached
+ * or referenced from after its entry (rare: a stripped static function,
+ * or gcc's self-recursion).  A reference from inside [entry, end) counts
+ * when a function symbol starts between the entry and it: the body ends
+ * there.  A call that a function symbol covers is not a candidate
+ * (without reasons the scan could not tell; a call inside a live
+ * function).  Coverage is counted over index ranges, so a malformed
+ * image with many huge symbols costs n log n, not n * m.
  */
-static void apply_symbols(struct reach *rc)
+static void resolve_symbols(struct reach *rc)
 {
 	const struct symbol *sym;
+	long *cover = xcalloc(rc->n + 1, sizeof(*cover));
+	uint64_t last;
+	size_t i, a, b;
+	long depth = 0;
 	struct cand *c;
-	size_t i, k;
 
 	for (i = 0; i < rc->im->nsyms; i++) {
 		sym = &rc->im->syms[i];
 		if ((sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) ||
 		    sym->shndx == SHN_UNDEF || sym->shndx >= rc->im->nsecs)
 			continue;
-		/* the candidate before the symbol's start: its body ends there */
-		k = lower_bound(rc, sym->value);
-		if (k > 0) {
-			c = &rc->v[k - 1];
-			if (c->shndx == sym->shndx && c->end > sym->value)
-				c->end = sym->value;
+		a = lower_bound(rc, sym->value);
+		if (a > 0) {
+			c = &rc->v[a - 1];
+			if (c->shndx == sym->shndx && sym->value > c->entry &&
+			    c->far_self >= sym->value)
+				c->reached = true;
 		}
-		/* candidates inside the symbol */
-		for (; k < rc->n && rc->v[k].entry - sym->value < sym->size;
-		     k++)
-			if (rc->v[k].shndx == sym->shndx)
-				rc->v[k].covered = true;
+		if (!sym->size)
+			continue;
+		last = sym->size - 1 > UINT64_MAX - sym->value ?
+		       UINT64_MAX : sym->value + (sym->size - 1);
+		b = last == UINT64_MAX ? rc->n : lower_bound(rc, last + 1);
+		cover[a]++;
+		cover[b]--;
 	}
-	for (i = k = 0; i < rc->n; i++)
-		if (!rc->v[i].covered)
-			rc->v[k++] = rc->v[i];
-	rc->n = k;
+	for (i = 0; i < rc->n; i++) {
+		depth += cover[i];
+		if (depth > 0)
+			rc->v[i].reached = false;	/* not a candidate */
+	}
+	free(cover);
+}
+
+static void make_buckets(struct reach *rc)
+{
+	uint64_t n, b;
+	size_t i;
+
+	n = ((rc->v[rc->n - 1].entry - rc->v[0].entry) >> BUCKET_SHIFT) + 1;
+	if (n > BUCKETS_MAX)
+		return;
+	rc->bucket = xcalloc((size_t)(n + 63) / 64, sizeof(*rc->bucket));
+	for (i = 0; i < rc->n; i++) {
+		b = (rc->v[i].entry - rc->v[0].entry) >> BUCKET_SHIFT;
+		rc->bucket[b / 64] |= 1ULL << (b % 64);
+	}
 }
 
 /* Does relocation section @rsec hold references to look at? */
@@ -201,12 +251,16 @@ static bool refs_section(const struct image *im, const struct section *rsec)
 	       strcmp(t->name, "__patchable_function_entries");
 }
 
-/* The address relocation @rel at @p refers to, or false. */
-static bool ref_target(struct image *im, enum reloc_layout l,
-		       struct section *t, const struct reloc *rel,
-		       uint64_t *addr)
+#define KIND_CACHE 64	/* relocation types below this: kinds looked up once */
+
+/* The address relocation @rel refers to, or false. */
+static inline __attribute__((always_inline)) bool
+ref_target(const struct image *im, enum reloc_layout l,
+	   const struct section *t, const uint8_t *kinds,
+	   const struct reloc *rel, uint64_t *addr)
 {
-	enum ref_kind kind = im->arch->reloc_ref(rel->type);
+	enum ref_kind kind = rel->type < KIND_CACHE ? kinds[rel->type] :
+			     im->arch->reloc_ref(rel->type);
 	bool code = t->sh.sh_flags & SHF_EXECINSTR;
 	uint64_t off = rel->offset - t->sh.sh_addr;
 	int32_t field;
@@ -231,15 +285,32 @@ static bool ref_target(struct image *im, enum reloc_layout l,
 	return true;
 }
 
+/* One loop per layout (see relocs.h); @l is a constant in each copy. */
+static inline __attribute__((always_inline)) void
+refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
+	const uint8_t *kinds)
+{
+	struct reloc rel;
+	uint64_t addr;
+	size_t j;
+
+	for (j = 0; j < rs->count; j++) {
+		reloc_get(l, rs->base, j, &rel);
+		if (ref_target(rc->im, l, rs->target, kinds, &rel, &addr))
+			reaches(rc, rel.offset, addr);
+	}
+}
+
 static int scan_relocs(struct reach *rc)
 {
 	struct image *im = rc->im;
+	uint8_t kinds[KIND_CACHE];
 	enum reloc_layout l;
 	struct relocs rs;
-	struct reloc rel;
-	uint64_t addr;
-	size_t i, j;
+	size_t i;
 
+	for (i = 0; i < KIND_CACHE; i++)
+		kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
 	for (i = 1; i < im->nsecs; i++) {
 		if (!refs_section(im, &im->secs[i]))
 			continue;
@@ -248,10 +319,19 @@ static int scan_relocs(struct reach *rc)
 		l = reloc_layout_of(im, rs.rsec);
 		if (!reloc_has_addend(l) && !image_section_bytes(im, rs.target))
 			return -1;
-		for (j = 0; j < rs.count; j++) {
-			reloc_get(l, rs.base, j, &rel);
-			if (ref_target(im, l, rs.target, &rel, &addr))
-				reaches(rc, rel.offset, addr);
+		switch (l) {
+		case RELA64:
+			refs_in(rc, RELA64, &rs, kinds);
+			break;
+		case REL64:
+			refs_in(rc, REL64, &rs, kinds);
+			break;
+		case RELA32:
+			refs_in(rc, RELA32, &rs, kinds);
+			break;
+		default:
+			refs_in(rc, REL32, &rs, kinds);
+			break;
 		}
 	}
 	return 0;
@@ -283,6 +363,12 @@ static int refuse(struct reach *rc)
 	char place[160];
 	size_t i, n = 0;
 
+	for (i = 0; i < rc->n && !n; i++)
+		n = rc->v[i].reached || rc->v[i].far_self;
+	if (!n)
+		return 0;
+	resolve_symbols(rc);
+	n = 0;
 	for (i = 0; i < rc->n; i++)
 		if (rc->v[i].reached && !n++)
 			first = &rc->v[i];
@@ -312,14 +398,15 @@ int reach_check(struct image *im, const struct scan_result *r)
 			     r->nunentered))
 		return 0;
 	gather(&rc, r);
-	apply_symbols(&rc);
 	if (rc.n) {
+		make_buckets(&rc);
 		ret = scan_relocs(&rc);
 		if (!ret) {
 			scan_branches(&rc);
 			ret = refuse(&rc);
 		}
 	}
+	free(rc.bucket);
 	free(rc.v);
 	return ret;
 }
