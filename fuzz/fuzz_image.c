@@ -49,11 +49,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Options beyond the defaults, to reach the threaded scan and the
- * assembler writer. */
+/* Options beyond the defaults, to reach the threaded scan, the
+ * assembler writer and the patchable-entry lists. */
 struct variant {
 	int threads;
 	enum out_format format;
+	bool patchable;
 };
 
 /* Run one command; check the error contract and what scan leaves. */
@@ -71,6 +72,7 @@ static void run(const char *name, int (*cmd)(struct options *),
 	o.output = writes ? out_path : NULL;
 	scan_opts_init(&o.scan);
 	o.scan.threads = v->threads;
+	o.scan.patchable = v->patchable;
 	o.format = v->format;
 	ret = fuzz_run(name, cmd, &o, input_path, &err, &len);
 	scan_opts_free(&o.scan);
@@ -98,9 +100,10 @@ static void run(const char *name, int (*cmd)(struct options *),
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct variant plain = { 1, FORMAT_ELF };
+	static const struct variant plain = { 1, FORMAT_ELF, false };
 	/* three workers even for a few relocations: uneven chunks */
-	static const struct variant threads_asm = { 3, FORMAT_ASM };
+	static const struct variant threads_asm = { 3, FORMAT_ASM, false };
+	static const struct variant patchable = { 1, FORMAT_ELF, true };
 
 	if (ftruncate(input_fd, 0) < 0 ||
 	    (size && pwrite(input_fd, data, size, 0) != (ssize_t)size))
@@ -110,5 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run("check -j3", cmd_check, false, &threads_asm);
 	run("dump", cmd_dump, false, &plain);
 	run("sites", cmd_sites, false, &plain);
+	run("scan --patchable-entries", cmd_scan, true, &patchable);
+	run("check --patchable-entries", cmd_check, false, &patchable);
 	return 0;
 }

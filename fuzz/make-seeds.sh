@@ -9,6 +9,8 @@
 #   - a non-PIE image and an i386 image (Rel relocations, 4-byte
 #     entries), each with its table linked in, when the toolchain can,
 #     and their objects before and after linkpass obj;
+#   - aarch64 and riscv64 -pg images, and aarch64 and x86_64
+#     -fpatchable-function-entry images, before and after their table;
 #   - the non-PIE image linked from a strip -x'd object (refused).
 set -euo pipefail
 
@@ -76,5 +78,32 @@ strip -x -o "$work/nopie-s-x.o" "$out/obj-nopie-s.o" &&
 build i386 "-m32 -ffreestanding -fno-pie -pg -mfentry -O2" -- \
 	ld -m elf_i386 -q -e main 2>/dev/null ||
 	echo "make-seeds.sh: no i386 seed (no 32-bit toolchain)" >&2
+
+# cross NAME TRIPLET "CFLAGS": an aarch64 or riscv64 image (its _mcount
+# call after the prologue, or -fpatchable-function-entry lists), before
+# and after its table.
+cross() {
+	local name=$1 cc=$2-gcc scan_opt=()
+	local cflags
+	read -r -a cflags <<<"$3"
+	[[ $3 == *patchable* ]] && scan_opt=(--patchable-entries)
+	command -v "$cc" >/dev/null 2>&1 || return 1
+	printf '\t.globl _mcount\n_mcount:\n\tret\n\t.section .note.GNU-stack,"",@progbits\n' |
+		"$cc" -x assembler -c - -o "$work/$name-stub.o" &&
+	"$cc" "${cflags[@]}" -c "$work/s.c" -o "$work/$name-s.o" &&
+	"$cc" "${cflags[@]}" -c "$work/w.c" -o "$work/$name-w.o" &&
+	"$cc" -Wl,-q "$work/$name-s.o" "$work/$name-w.o" "$work/$name-stub.o" \
+		-o "$out/$name-pass1" &&
+	"$linkpass" scan "${scan_opt[@]}" "$out/$name-pass1" -o "$work/$name-t.o" &&
+	"$cc" -Wl,-q "$work/$name-s.o" "$work/$name-w.o" "$work/$name-stub.o" \
+		"$work/$name-t.o" -o "$out/$name-table"
+}
+
+cross aarch64 aarch64-linux-gnu "-pg -O2" &&
+cross aarch64-pfe aarch64-linux-gnu "-fpatchable-function-entry=4,2 -O2" &&
+cross riscv64 riscv64-linux-gnu "-pg -O2" ||
+	echo "make-seeds.sh: no aarch64/riscv64 seeds (no cross compilers)" >&2
+cross x86_64-pfe x86_64-linux-gnu "-fpatchable-function-entry=5 -O2" ||
+	echo "make-seeds.sh: no x86_64 patchable-entry seed" >&2
 
 echo "make-seeds.sh: $(find "$out" -type f | wc -l) seeds, $(du -sk -- "$out" | cut -f1) KB in $out"

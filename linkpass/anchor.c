@@ -7,83 +7,73 @@
 
 #include "util.h"
 
-/* Tried in order when a section has no global symbol of its own. */
-static const char *const fallback_anchors[] = {
+const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
 	"_text", "_stext", "__executable_start", "_start", "main",
 };
-#define NFALLBACK (sizeof(fallback_anchors) / sizeof(fallback_anchors[0]))
 
-/*
- * A symbol another object can refer to and get this very address:
- * global or weak, default or protected visibility (hidden symbols were
- * made local by the link), defined in an allocated section, not an
- * IFUNC (a reference would resolve to the chosen implementation), and
- * not a __start_/__stop_ symbol (those may follow our own table).
- */
-static inline bool eligible(const struct image *im, const struct symbol *s)
+void anchor_cands_init(struct anchor_cands *c, const struct image *im)
 {
-	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
-		return false;
-	if (s->vis != STV_DEFAULT && s->vis != STV_PROTECTED)
-		return false;
-	if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
-		return false;
-	if (!(im->secs[s->shndx].sh.sh_flags & SHF_ALLOC))
-		return false;
-	if (s->type != STT_FUNC && s->type != STT_NOTYPE &&
-	    s->type != STT_OBJECT)
-		return false;
-	if (!s->name[0] || (s->name[0] == '_' &&
-			    (!strncmp(s->name, "__start_", 8) ||
-			     !strncmp(s->name, "__stop_", 7))))
-		return false;
-	return true;
+	size_t n = im->nsecs ? im->nsecs : 1;
+
+	memset(c, 0, sizeof(*c));
+	c->best = xcalloc(n, sizeof(*c->best));
+	c->best_value = xcalloc(n, sizeof(*c->best_value));
+	/* at most one per section and the image-wide one */
+	c->cap = n + 1;
+	c->store = xcalloc(c->cap, sizeof(*c->store));
+	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
 }
 
-/* Is @a a better anchor for its section than @b? */
-static bool better(const struct symbol *a, const struct symbol *b)
+void anchor_cands_free(struct anchor_cands *c)
 {
-	if (!b)
-		return true;
-	if (a->value != b->value)
-		return a->value < b->value;
-	if ((a->type == STT_FUNC) != (b->type == STT_FUNC))
-		return a->type == STT_FUNC;
-	if (a->bind != b->bind)
-		return a->bind == STB_GLOBAL;
-	return strcmp(a->name, b->name) < 0;
+	free(c->best);
+	free(c->best_value);
+	free(c->store);
+	free(c->store_idx);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Symbol @idx as a pointer that stays valid as long as @c: into
+ * im->syms, or a copy decoded once (the same symbol, the same pointer).
+ */
+static const struct symbol *cand_ptr(struct anchor_cands *c,
+				     const struct image *im, uint32_t idx)
+{
+	size_t i;
+
+	if (!idx)
+		return NULL;
+	if (im->syms_decoded)
+		return &im->syms[idx];
+	for (i = 0; i < c->nstore; i++)
+		if (c->store_idx[i] == idx)
+			return &c->store[i];
+	if (c->nstore == c->cap)
+		return NULL;	/* not reached: one per section at most */
+	anchor_cand_sym(im, idx, &c->store[c->nstore]);
+	c->store_idx[c->nstore] = idx;
+	return &c->store[c->nstore++];
 }
 
 /*
  * The image-wide anchor, for a section without a global symbol of its
  * own: a well-known start symbol, else the first eligible symbol.
  */
-static const struct symbol *image_anchor(struct image *im)
+static const struct symbol *image_anchor(const struct image *im,
+					 struct anchor_cands *c)
 {
-	const struct symbol *found[NFALLBACK] = { NULL }, *first = NULL;
-	size_t i, j;
+	struct symbol s;
+	size_t j;
 
-	/*
-	 * One pass: for each well-known name its first defined symbol (as
-	 * image_find_symbol() would find it), and the first eligible one.
-	 */
-	for (i = 1; i < im->nsyms; i++) {
-		const struct symbol *s = &im->syms[i];
-
-		if (s->shndx == SHN_UNDEF)
+	for (j = 0; j < ANCHOR_NFALLBACK; j++) {
+		if (!c->named[j])
 			continue;
-		if (!first && eligible(im, s))
-			first = s;
-		if (s->name[0] != '_' && s->name[0] != 'm')
-			continue;
-		for (j = 0; j < NFALLBACK; j++)
-			if (!found[j] && !strcmp(s->name, fallback_anchors[j]))
-				found[j] = s;
+		anchor_cand_sym(im, c->named[j], &s);
+		if (anchor_eligible(im, &s))
+			return cand_ptr(c, im, c->named[j]);
 	}
-	for (j = 0; j < NFALLBACK; j++)
-		if (found[j] && eligible(im, found[j]))
-			return found[j];
-	return first;
+	return cand_ptr(c, im, c->first);
 }
 
 static void add_distinct(struct anchors *a, const struct symbol *s)
@@ -97,9 +87,11 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 }
 
 int anchors_choose(struct image *im, const char *forced,
-		   const struct site *sites, size_t nsites, struct anchors *a)
+		   const struct site *sites, size_t nsites,
+		   struct anchor_cands *cands, struct anchors *a)
 {
-	const struct symbol *fallback = NULL, *s;
+	struct anchor_cands own = { 0 };
+	const struct symbol *s;
 	bool *used;
 	size_t i;
 
@@ -108,13 +100,15 @@ int anchors_choose(struct image *im, const char *forced,
 	a->list = xcalloc(im->nsecs + 1, sizeof(*a->list));
 
 	if (forced && strcmp(forced, "auto")) {
+		if (image_symbols(im) < 0)
+			goto out_free_anchors;
 		s = image_find_symbol(im, forced);
 		if (!s) {
 			lp_error(im->path, forced,
 				 "anchor symbol is not defined in the image; choose another with --anchor");
 			goto out_free_anchors;
 		}
-		if (!eligible(im, s)) {
+		if (!anchor_eligible(im, s)) {
 			lp_error(im->path, forced,
 				 "anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor");
 			goto out_free_anchors;
@@ -126,30 +120,23 @@ int anchors_choose(struct image *im, const char *forced,
 		return 0;
 	}
 
+	if (!cands) {
+		if (image_symbols(im) < 0)
+			goto out_free_anchors;
+		anchor_cands_init(&own, im);
+		for (i = 1; i < im->nsyms; i++)
+			anchor_cands_add(&own, im, &im->syms[i], (uint32_t)i);
+		cands = &own;
+	}
 	used = xcalloc(im->nsecs, sizeof(*used));
 	for (i = 0; i < nsites; i++)
 		used[sites[i].shndx] = true;
-	for (i = 1; i < im->nsyms; i++) {
-		s = &im->syms[i];
-		/* most symbols are in no section with sites: test that first */
-		if (s->shndx >= im->nsecs || !used[s->shndx])
-			continue;
-		/* above the best so far: never better (one compare) */
-		if (a->by_shndx[s->shndx] &&
-		    s->value > a->by_shndx[s->shndx]->value)
-			continue;
-		if (!eligible(im, s))
-			continue;
-		if (better(s, a->by_shndx[s->shndx]))
-			a->by_shndx[s->shndx] = s;
-	}
 	for (i = 0; i < im->nsecs; i++) {
 		if (!used[i])
 			continue;
-		if (!a->by_shndx[i] && !fallback)
-			fallback = image_anchor(im);
+		a->by_shndx[i] = cand_ptr(cands, im, cands->best[i]);
 		if (!a->by_shndx[i])
-			a->by_shndx[i] = fallback;
+			a->by_shndx[i] = image_anchor(im, cands);
 		if (!a->by_shndx[i]) {
 			free(used);
 			lp_error(im->path, im->secs[i].name,
@@ -159,9 +146,11 @@ int anchors_choose(struct image *im, const char *forced,
 		add_distinct(a, a->by_shndx[i]);
 	}
 	free(used);
+	anchor_cands_free(&own);
 	return 0;
 
 out_free_anchors:
+	anchor_cands_free(&own);
 	anchors_free(a);
 	return -1;
 }

@@ -10,6 +10,8 @@
 #ifndef LINKPASS_ANCHOR_H
 #define LINKPASS_ANCHOR_H
 
+#include <string.h>
+
 #include "image.h"
 #include "scan.h"
 
@@ -19,9 +21,148 @@ struct anchors {
 	size_t n;
 };
 
-/* @forced: one symbol for every entry, or NULL / "auto". */
+/*
+ * A symbol another object can refer to and get this very address:
+ * global or weak, default or protected visibility (hidden symbols were
+ * made local by the link), defined in an allocated section, not an
+ * IFUNC (a reference would resolve to the chosen implementation), and
+ * not a __start_/__stop_ symbol (those may follow our own table).
+ */
+static inline bool anchor_eligible(const struct image *im,
+				   const struct symbol *s)
+{
+	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
+		return false;
+	if (s->vis != STV_DEFAULT && s->vis != STV_PROTECTED)
+		return false;
+	if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
+		return false;
+	if (!(im->secs[s->shndx].sh.sh_flags & SHF_ALLOC))
+		return false;
+	if (s->type != STT_FUNC && s->type != STT_NOTYPE &&
+	    s->type != STT_OBJECT)
+		return false;
+	if (!s->name[0] || (s->name[0] == '_' &&
+			    (!strncmp(s->name, "__start_", 8) ||
+			     !strncmp(s->name, "__stop_", 7))))
+		return false;
+	return true;
+}
+
+/* Is @a a better anchor for its section than @b? */
+static inline bool anchor_better(const struct symbol *a,
+				 const struct symbol *b)
+{
+	if (!b)
+		return true;
+	if (a->value != b->value)
+		return a->value < b->value;
+	if ((a->type == STT_FUNC) != (b->type == STT_FUNC))
+		return a->type == STT_FUNC;
+	if (a->bind != b->bind)
+		return a->bind == STB_GLOBAL;
+	return strcmp(a->name, b->name) < 0;
+}
+
+/* Tried in order when a section has no global symbol of its own. */
+#define ANCHOR_NFALLBACK 5
+extern const char *const anchor_fallback_names[ANCHOR_NFALLBACK];
+
+/*
+ * What anchors_choose() needs from the symbols, gathered in one pass,
+ * as symbol indices (0: none), so that the pass may read each symbol in
+ * place and keep none of them.
+ */
+struct anchor_cands {
+	uint32_t *best;			/* each section's best anchor */
+	uint64_t *best_value;		/* ... and its value */
+	/* the first defined symbol of each fallback name (as
+	 * image_find_symbol() finds it), and the first eligible symbol */
+	uint32_t named[ANCHOR_NFALLBACK];
+	uint32_t first;
+	/* the chosen ones, decoded when the image's symbols are not */
+	struct symbol *store;
+	uint32_t *store_idx;
+	size_t nstore, cap;
+};
+
+void anchor_cands_init(struct anchor_cands *c, const struct image *im);
+void anchor_cands_free(struct anchor_cands *c);
+
+/* Symbol @idx, which a pass already read in place once. */
+static inline void anchor_cand_sym(const struct image *im, uint32_t idx,
+				   struct symbol *out)
+{
+	if (im->syms_decoded)
+		*out = im->syms[idx];
+	else
+		image_sym_get(im, idx, out);
+}
+
+/* A defined symbol @s, number @idx, whose name may be a fallback name. */
+static inline __attribute__((always_inline)) void
+anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
+		   uint32_t idx)
+{
+	size_t j;
+
+	for (j = 0; j < ANCHOR_NFALLBACK; j++)
+		if (!c->named[j] && !strcmp(s->name, anchor_fallback_names[j]))
+			c->named[j] = idx;
+}
+
+/* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
+static inline __attribute__((always_inline)) void
+anchor_cands_consider(struct anchor_cands *c, const struct image *im,
+		      const struct symbol *s, uint32_t idx)
+{
+	struct symbol b;
+	uint32_t bi;
+
+	/* a local symbol is never eligible: one compare for most */
+	if (s->bind == STB_LOCAL)
+		return;
+	if (!c->first && anchor_eligible(im, s))
+		c->first = idx;
+	/* above the best so far: never better (one compare) */
+	bi = c->best[s->shndx];
+	if (bi && s->value > c->best_value[s->shndx])
+		return;
+	if (!anchor_eligible(im, s))
+		return;
+	if (bi) {
+		anchor_cand_sym(im, bi, &b);
+		if (!anchor_better(s, &b))
+			return;
+	}
+	c->best[s->shndx] = idx;
+	c->best_value[s->shndx] = s->value;
+}
+
+/*
+ * Take symbol @s, number @idx, into account.  Called for the symbols in
+ * table order, so of equals the first one stays.
+ */
+static inline void anchor_cands_add(struct anchor_cands *c,
+				    const struct image *im,
+				    const struct symbol *s, uint32_t idx)
+{
+	if (s->shndx == SHN_UNDEF)
+		return;
+	if (s->name[0] == '_' || s->name[0] == 'm')
+		anchor_cands_named(c, s, idx);
+	if (s->shndx < im->nsecs)
+		anchor_cands_consider(c, im, s, idx);
+}
+
+/*
+ * @forced: one symbol for every entry, or NULL / "auto".  @cands: the
+ * candidates, gathered by anchor_cands_add() in a pass the caller made
+ * anyway, or NULL to gather them here.
+ */
 int anchors_choose(struct image *im, const char *forced,
-		   const struct site *sites, size_t nsites, struct anchors *a);
+		   const struct site *sites, size_t nsites,
+		   struct anchor_cands *cands, struct anchors *a);
 void anchors_free(struct anchors *a);
 
 #endif

@@ -264,7 +264,7 @@ static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
 	return size;
 }
 
-static const struct arch arch_x86_64 = {
+const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
 	.elfclass = ELFCLASS64,
@@ -282,7 +282,7 @@ static const struct arch arch_x86_64 = {
 	.next_branch = x86_next_branch,
 };
 
-static const struct arch arch_i386 = {
+const struct arch arch_i386 = {
 	.name = "i386",
 	.machine = EM_386,
 	.elfclass = ELFCLASS32,
@@ -299,16 +299,3 @@ static const struct arch arch_i386 = {
 	.reloc_ref = i386_reloc_ref,
 	.next_branch = x86_next_branch,
 };
-
-static const struct arch *const arches[] = { &arch_x86_64, &arch_i386 };
-
-const struct arch *arch_find(uint16_t machine, uint8_t elfclass)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (arches[i]->machine == machine &&
-		    arches[i]->elfclass == elfclass)
-			return arches[i];
-	return NULL;
-}

@@ -20,6 +20,11 @@ enum call_form {
 	CALL_GOT,	/* ff 15 disp32: call through the GOT, 6 bytes */
 	CALL_NOPPED,	/* a call a per-object tool already made a 5-byte
 			 * NOP, leaving an R_*_NONE relocation (objtool) */
+	CALL_BL,	/* aarch64 bl imm26: 4 bytes */
+	CALL_AUIPC_JALR, /* riscv auipc ra + jalr ra: 8 bytes */
+	CALL_JAL,	/* riscv jal ra: the pair relaxed by the linker, 4 bytes */
+	CALL_BAD,	/* a call relocation on bytes that are not the call
+			 * it implies: corrupt input, an error */
 };
 
 /* What a code or data relocation says about the address it refers to. */
@@ -47,7 +52,8 @@ struct arch {
 	 * Decide what kind of call (if any) uses the relocated field at
 	 * @off of section bytes @code (size @size), given the relocation
 	 * @type.  Returns the form and stores the instruction's start
-	 * offset in *@start.
+	 * offset in *@start; CALL_BAD (an error) for a call relocation
+	 * whose bytes are not that call.
 	 */
 	enum call_form (*call_at)(const uint8_t *code, uint64_t size,
 				  uint64_t off, uint32_t type, uint64_t *start);
@@ -82,7 +88,23 @@ struct arch {
 	uint64_t (*next_branch)(const uint8_t *code, uint64_t size,
 				uint64_t from, uint64_t addr,
 				uint64_t *target);
+	/*
+	 * Architectures whose mcount call follows the prologue (aarch64,
+	 * riscv64): may the bytes [@from, @to) of @code, from a function's
+	 * entry to its first mcount call, precede that call?  False when
+	 * they hold a call or a return, so the call is not the one the
+	 * compiler put in the prologue.  NULL: no such check (x86).
+	 */
+	bool (*prologue_ok)(const uint8_t *code, uint64_t from, uint64_t to);
+	/* The call instruction(s) a CALL_BAD relocation should be on. */
+	const char *call_insn;
 };
+
+/* The architectures of the table, for messages. */
+#define ARCH_SUPPORTED "x86_64, i386, aarch64, riscv64"
+
+/* One table per architecture (arch-x86.c, arch-arm64.c, arch-riscv.c). */
+extern const struct arch arch_x86_64, arch_i386, arch_aarch64, arch_riscv64;
 
 /* The architecture table entry for an ELF machine/class, or NULL. */
 const struct arch *arch_find(uint16_t machine, uint8_t elfclass);

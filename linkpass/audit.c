@@ -83,6 +83,10 @@ int audit_sites(struct image *im, const struct scan_opts *o,
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the byte-level audit needs the function symbols (use the unstripped or debug image)");
+	if (im->arch->prologue_ok)
+		return lp_error(im->path, "ELF header",
+				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function",
+				im->arch->name);
 	if (mcount_targets(im, o, targets, 8, &nt) < 0)
 		return -1;
 	funcs_build(im, &r->funcs);

@@ -194,17 +194,26 @@ static int find_sites(struct options *o, struct image *im,
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
+	struct table_bounds bounds;
 	struct scan_result r;
 	struct table t;
 	uint64_t *sorted = NULL;
 	int ret = EXIT_ERROR;
 	size_t n;
 
-	/* the sites alone first: explaining findings needs more */
+	/*
+	 * The sites alone first: explaining findings needs more.  The
+	 * scan's pass over the symbols also finds the table's bounds.
+	 */
+	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
 	o->scan.reasons = false;
-	if (find_sites(o, im, &r) < 0)
+	o->scan.bounds = &bounds;
+	ret = find_sites(o, im, &r);
+	o->scan.bounds = NULL;
+	if (ret < 0)
 		return EXIT_ERROR;
-	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
+	ret = EXIT_ERROR;
+	if (table_read_bounds(im, &bounds, &t) < 0)
 		goto out_free_scan;
 	if (!t.found)
 		printf("check: %s: no ftrace table (no "
@@ -241,7 +250,14 @@ int cmd_check(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	if (image_open(&im, o->image, IMAGE_ANY) < 0)
+	/*
+	 * The scan of a linked image reads each symbol in place; the
+	 * byte-level audit and the object check use the decoded ones.
+	 */
+	if (image_open_lazy(&im, o->image, IMAGE_ANY) < 0)
+		goto out_close;
+	if ((o->byte_audit || im.ehdr.e_type == ET_REL) &&
+	    image_symbols(&im) < 0)
 		goto out_close;
 	if (im.ehdr.e_type != ET_REL)
 		ret = check_linked(o, &im, &fd);

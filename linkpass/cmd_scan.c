@@ -57,6 +57,7 @@ static void count_reasons(struct image *im, struct options *o,
 	struct scan_result full;
 
 	o->scan.reasons = true;
+	o->scan.anchors = false;
 	if (scan_image(im, &o->scan, &full) < 0)
 		return;		/* not reached: the same scan succeeded */
 	memcpy(r->stats.verdicts, full.stats.verdicts,
@@ -72,13 +73,15 @@ int cmd_scan(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
+	/* the scan reads each symbol in place; none is decoded for it */
+	if (image_open_lazy(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
 	ns_open = now_ns() - t_start;
 	o->scan.reasons = false;
+	o->scan.anchors = true;
 	if (scan_image(&im, &o->scan, &r) < 0)
 		goto out_close;
-	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, &a) < 0)
+	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;
 	t0 = now_ns();
 	if (o->format == FORMAT_ASM ?

@@ -225,6 +225,7 @@ static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 		Elf64_Ehdr e = {
 			.e_type = ET_REL, .e_machine = w->arch->machine,
 			.e_version = EV_CURRENT, .e_shoff = shoff,
+			.e_flags = w->e_flags,
 			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf64_Shdr),
 			.e_shnum = (uint16_t)w->nsecs,
 			.e_shstrndx = (uint16_t)(w->nsecs - 1),
@@ -236,6 +237,7 @@ static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 		Elf32_Ehdr e = {
 			.e_type = ET_REL, .e_machine = w->arch->machine,
 			.e_version = EV_CURRENT, .e_shoff = (Elf32_Off)shoff,
+			.e_flags = w->e_flags,
 			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf32_Shdr),
 			.e_shnum = (uint16_t)w->nsecs,
 			.e_shstrndx = (uint16_t)(w->nsecs - 1),
@@ -468,7 +470,8 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 	t->bytes_size = n * t->width;
 	t->relocs_size = n * reloc_entsize(t->layout);
 	t->bytes = xcalloc(1, t->bytes_size);
-	t->relocs = xcalloc(1, t->relocs_size);
+	/* every entry is written by addr_table_put() */
+	t->relocs = xmalloc(t->relocs_size ? t->relocs_size : 1);
 	return 0;
 }
 

@@ -52,6 +52,8 @@ struct elfw {
 	size_t nsecs, cap;
 	struct strbuf shstrtab;
 	uint8_t osabi;
+	uint32_t e_flags;	/* 0 unless set after elfw_new() (riscv: the
+				 * image's float ABI, which ld checks) */
 	/* elfw_rewrite() */
 	Elf *elf;
 	char *names;		/* the grown section-name table */

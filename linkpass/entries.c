@@ -1,66 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The hash set of live function entries. */
+/* The bitmaps of live function entries. */
 #include "entries.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
-/* Does @s start a live function?  The rule of funcs_build(). */
-static bool live_function(const struct image *im, const struct symbol *s)
+void entries_init(struct entry_set *e, const struct image *im,
+		  const uint8_t *want)
 {
-	return (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
-	       s->shndx != SHN_UNDEF && s->shndx < im->nsecs && s->name[0];
-}
+	size_t i;
 
-static void insert(struct entry_set *e, uint32_t shndx, uint64_t addr,
-		   uint64_t size64)
-{
-	uint32_t size = size64 > UINT32_MAX ? UINT32_MAX : (uint32_t)size64;
-	size_t i = entries_hash(e, shndx, addr);
+	e->nsecs = im->nsecs;
+	e->map = xcalloc(im->nsecs ? im->nsecs : 1, sizeof(*e->map));
+	for (i = 1; i < im->nsecs; i++) {
+		const struct section *s = &im->secs[i];
+		struct entry_map *m = &e->map[i];
+		size_t words;
 
-	for (;; i = (i + 1) & e->mask) {
-		struct entry *s = &e->slots[i];
-
-		if (!s->shndx) {
-			s->shndx = shndx;
-			s->addr = addr;
-			s->size = size;
-			return;
-		}
-		if (s->addr == addr && s->shndx == shndx) {
-			/* aliases: the widest one decides, as in funcs.c */
-			if (size > s->size)
-				s->size = size;
-			return;
-		}
+		if (!want[i] || !s->sh.sh_size)
+			continue;
+		/*
+		 * sh_size is bounded by the file size: only sections whose
+		 * bytes were read (code relocation targets) are wanted.
+		 */
+		words = (size_t)(s->sh.sh_size / 64) + 1;
+		m->any = xcalloc(2 * words, sizeof(*m->any));
+		m->wide = m->any + words;
+		m->base = im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
+		m->size = s->sh.sh_size;
 	}
 }
 
-void entries_build(const struct image *im, struct entry_set *e)
+void entries_clear(struct entry_set *e)
 {
-	size_t i, cap = 16;
-	unsigned int bits = 4;
+	size_t i;
 
-	/* at most half full: probes stay short */
-	while (cap < 2 * im->nfuncs) {
-		cap *= 2;
-		bits++;
-	}
-	e->slots = xcalloc(cap, sizeof(*e->slots));
-	e->mask = cap - 1;
-	e->shift = 64 - bits;
-	for (i = 1; i < im->nsyms; i++) {
-		const struct symbol *s = &im->syms[i];
-
-		if (live_function(im, s))
-			insert(e, s->shndx, s->value, s->size);
-	}
+	for (i = 0; i < e->nsecs; i++)
+		if (e->map[i].any)
+			memset(e->map[i].any, 0,
+			       2 * ((size_t)(e->map[i].size / 64) + 1) *
+			       sizeof(*e->map[i].any));
 }
 
 void entries_free(struct entry_set *e)
 {
-	free(e->slots);
-	e->slots = NULL;
-	e->mask = 0;
+	size_t i;
+
+	for (i = 0; i < e->nsecs; i++)
+		free(e->map[i].any);
+	free(e->map);
+	e->map = NULL;
+	e->nsecs = 0;
 }

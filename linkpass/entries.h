@@ -1,59 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The entries of the live functions of an image as a hash set: for each
- * (section, address) where a defined STT_FUNC (or IFUNC) starts, the size
- * of the widest function starting there.  A site is kept when its call
- * lies at such an entry (funcs.h gives the same answer through a sorted
- * index; building this set needs no sort, one insert per function).
+ * The entries of the live functions of an image, as one bitmap per code
+ * section: bit o of section s is set when a defined STT_FUNC (or IFUNC)
+ * starts at byte o of s, and a second bit says the widest function
+ * starting there is longer than any entry prefix.  A site is kept when
+ * its call lies at such an entry (funcs.h gives the same answer through
+ * a sorted index).  Setting and testing a bit is a shift and a load: no
+ * sort, no hashing, and a lookup needs no probe loop.  A section of
+ * S bytes costs S/4 bytes of bitmap, and only sections with call sites
+ * get one.
  */
 #ifndef LINKPASS_ENTRIES_H
 #define LINKPASS_ENTRIES_H
 
 #include "image.h"
 
-struct entry {
-	uint64_t addr;
-	uint32_t shndx;		/* 0: empty slot (no function is in section 0) */
-	uint32_t size;		/* of the widest; sizes past 4 GiB are clamped */
+struct entry_map {
+	uint64_t *any;		/* a function starts at this byte */
+	uint64_t *wide;		/* ... one longer than ARCH_ENTRY_PREFIX_MAX */
+	uint64_t base;		/* address of the section's byte 0 */
+	uint64_t size;		/* sh_size; 0 when there is no map */
 };
 
 struct entry_set {
-	struct entry *slots;
-	size_t mask;		/* slot count - 1, a power of two minus one */
-	unsigned int shift;	/* 64 - log2(slot count) */
+	struct entry_map *map;	/* one per section; any == NULL: no map */
+	size_t nsecs;
 };
 
-void entries_build(const struct image *im, struct entry_set *e);
+/* Maps for the sections @want marks (indexed by section), all empty. */
+void entries_init(struct entry_set *e, const struct image *im,
+		  const uint8_t *want);
+/* Empty every map again. */
+void entries_clear(struct entry_set *e);
 void entries_free(struct entry_set *e);
 
-static inline size_t entries_hash(const struct entry_set *e, uint32_t shndx,
-				  uint64_t addr)
+/* Note a live function at (@shndx, @addr) of @size bytes. */
+static inline void entries_add(struct entry_set *e, uint32_t shndx,
+			       uint64_t addr, uint64_t size)
 {
-	uint64_t h = (addr ^ ((uint64_t)shndx << 48)) * 0x9e3779b97f4a7c15ull;
+	const struct entry_map *m;
+	uint64_t off;
 
+	if (shndx >= e->nsecs)
+		return;
+	m = &e->map[shndx];
+	off = addr - m->base;
 	/*
-	 * Fibonacci hashing: the top bits of the product.  Function
-	 * addresses come in steps of 16 or 64; middle bits of the product
-	 * made long probe chains on the 1,000,000-function scale image
-	 * (30 probes an insert, callgrind).
+	 * A symbol outside its section's bytes (below base the difference
+	 * wraps around) is never a site's entry; a section without a map
+	 * has size 0.
 	 */
-	return (size_t)(h >> e->shift);
+	if (off >= m->size)
+		return;
+	m->any[off / 64] |= 1ull << (off % 64);
+	if (size > ARCH_ENTRY_PREFIX_MAX)
+		m->wide[off / 64] |= 1ull << (off % 64);
 }
 
-/* The entry at (@shndx, @addr), or NULL. */
-static inline const struct entry *entries_find(const struct entry_set *e,
-					       uint32_t shndx, uint64_t addr)
+/*
+ * Does a function start at (@shndx, @addr)?  @shndx must have a map and
+ * @addr lie inside its section.  *@wide tells whether the widest one
+ * is longer than ARCH_ENTRY_PREFIX_MAX.
+ */
+static inline bool entries_has(const struct entry_set *e, uint32_t shndx,
+			       uint64_t addr, bool *wide)
 {
-	size_t i = entries_hash(e, shndx, addr);
+	const struct entry_map *m = &e->map[shndx];
+	uint64_t off = addr - m->base, bit = 1ull << (off % 64);
 
-	for (;; i = (i + 1) & e->mask) {
-		const struct entry *s = &e->slots[i];
-
-		if (!s->shndx)
-			return NULL;
-		if (s->addr == addr && s->shndx == shndx)
-			return s;
-	}
+	if (!(m->any[off / 64] & bit))
+		return false;
+	*wide = m->wide[off / 64] & bit;
+	return true;
 }
 
 #endif

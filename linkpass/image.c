@@ -78,7 +78,7 @@ static int check_header(struct image *im, enum image_kind kind)
 	im->arch = arch_find(im->ehdr.e_machine, cls);
 	if (!im->arch)
 		return lp_error(p, "ELF header",
-				"unsupported machine %u with ELF class %u (supported: x86_64, i386)",
+				"unsupported machine %u with ELF class %u (supported: " ARCH_SUPPORTED ")",
 				im->ehdr.e_machine, cls);
 	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
 	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
@@ -345,15 +345,6 @@ static int find_symtab(struct image *im, size_t *entsize)
 	return 0;
 }
 
-/* The raw bytes a symbol decoder reads, checked once. */
-struct sym_input {
-	const uint8_t *syms;
-	const char *strs;
-	uint64_t nstrs;
-	const uint8_t *xndx;	/* SHT_SYMTAB_SHNDX entries, or NULL */
-	size_t n;
-};
-
 static int load_sym_input(struct image *im, size_t entsize,
 			  struct sym_input *in)
 {
@@ -366,6 +357,7 @@ static int load_sym_input(struct image *im, size_t entsize,
 		    im->secs[i].sh.sh_link == im->symtab->idx)
 			shndx_sec = &im->secs[i];
 	memset(in, 0, sizeof(*in));
+	in->is64 = entsize == sizeof(Elf64_Sym);
 	in->n = im->symtab->sh.sh_size / entsize;
 	in->syms = image_section_bytes(im, im->symtab);
 	in->strs = (const char *)image_section_bytes(im, im->strtab);
@@ -466,34 +458,42 @@ decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 		}
 		if (check_symbol(im, in, i, name) < 0)
 			return -1;
-		/* a live function (funcs.c, entries.c): count them now */
-		im->nfuncs += (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
-			      s->shndx != SHN_UNDEF && s->shndx < im->nsecs;
 		im->nlocal_funcs += s->type == STT_FUNC && s->bind == STB_LOCAL;
 	}
 	return 0;
 }
 
-static int read_symbols(struct image *im)
+/* Find and check the symbol table; its entries are decoded later. */
+static int read_symtab(struct image *im)
 {
-	struct sym_input in;
 	size_t entsize = 0;
 
 	if (find_symtab(im, &entsize) < 0)
 		return -1;
 	if (!im->symtab)
 		return 0;
-	if (load_sym_input(im, entsize, &in) < 0)
-		return -1;
-	/* every field of every entry is set by the decoder */
-	im->syms = xmalloc((in.n ? in.n : 1) * sizeof(*im->syms));
-	im->nsyms = in.n;
-	if (entsize == sizeof(Elf64_Sym))
-		return decode_symbols(ELFCLASS64, im, &in);
-	return decode_symbols(ELFCLASS32, im, &in);
+	return load_sym_input(im, entsize, &im->symin);
 }
 
-int image_open(struct image *im, const char *path, enum image_kind kind)
+int image_symbols(struct image *im)
+{
+	const struct sym_input *in = &im->symin;
+
+	if (im->syms_decoded || !im->symtab)
+		return 0;
+	/* every field of every entry is set by the decoder */
+	im->syms = xmalloc((in->n ? in->n : 1) * sizeof(*im->syms));
+	im->nsyms = in->n;
+	im->nlocal_funcs = 0;
+	if ((in->is64 ? decode_symbols(ELFCLASS64, im, in) :
+			decode_symbols(ELFCLASS32, im, in)) < 0)
+		return -1;
+	im->syms_decoded = true;
+	return 0;
+}
+
+int image_open_lazy(struct image *im, const char *path,
+		    enum image_kind kind)
 {
 	struct stat st;
 
@@ -518,9 +518,17 @@ int image_open(struct image *im, const char *path, enum image_kind kind)
 	if (!im->elf)
 		return lp_elf_error(path, "ELF header", "cannot read");
 	if (check_header(im, kind) < 0 || read_sections(im) < 0 ||
-	    read_symbols(im) < 0)
+	    read_symtab(im) < 0)
 		return -1;
+	im->nsyms = im->symin.n;
 	return 0;
+}
+
+int image_open(struct image *im, const char *path, enum image_kind kind)
+{
+	if (image_open_lazy(im, path, kind) < 0)
+		return -1;
+	return image_symbols(im);
 }
 
 void image_close(struct image *im)
@@ -569,6 +577,57 @@ struct symbol *image_find_symbol(struct image *im, const char *name)
 		    !strcmp(im->syms[i].name, name))
 			return &im->syms[i];
 	return NULL;
+}
+
+/*
+ * Can symbol @i, in place, have a name starting with a byte in @first?
+ * st_name opens both Elf32_Sym and Elf64_Sym; an out-of-range one says
+ * yes, and image_sym_get() then tells.
+ */
+static inline bool sym_name_may_be(const struct sym_input *in, size_t i,
+				   const bool *first)
+{
+	uint32_t name;
+
+	memcpy(&name, in->syms + i * (in->is64 ? sizeof(Elf64_Sym) :
+				      sizeof(Elf32_Sym)), sizeof(name));
+	return name >= in->nstrs || first[(uint8_t)in->strs[name]];
+}
+
+int image_find_symbols(struct image *im, const char *const *names, size_t n,
+		       struct symbol *out, bool *found)
+{
+	bool first[256] = { false };
+	struct symbol s;
+	size_t i, j, left = n;
+
+	memset(found, 0, n * sizeof(*found));
+	for (j = 0; j < n; j++)
+		first[(uint8_t)names[j][0]] = true;
+	for (i = 1; i < im->nsyms && left; i++) {
+		if (im->syms_decoded) {
+			s = im->syms[i];
+		} else if (!sym_name_may_be(&im->symin, i, first)) {
+			continue;
+		} else if (!image_sym_get(im, i, &s)) {
+			/* an unusual symbol: decode them all, and again */
+			if (image_symbols(im) < 0)
+				return -1;
+			return image_find_symbols(im, names, n, out, found);
+		}
+		/* the first byte rules out almost every name with one load */
+		if (!first[(uint8_t)s.name[0]] || s.shndx == SHN_UNDEF)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (found[j] || s.name[0] != names[j][0] ||
+			    strcmp(s.name, names[j]))
+				continue;
+			out[j] = s;
+			found[j] = true;
+			left--;
+		}
+	}
+	return 0;
 }
 
 bool image_is_code_relocs(const struct image *im, const struct section *s)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "arch.h"
 
@@ -51,6 +52,16 @@ struct relocs {
 	size_t count;
 };
 
+/* The raw bytes a symbol decoder reads, checked once at open. */
+struct sym_input {
+	const uint8_t *syms;
+	const char *strs;
+	uint64_t nstrs;
+	const uint8_t *xndx;	/* SHT_SYMTAB_SHNDX entries, or NULL */
+	size_t n;
+	bool is64;		/* Elf64_Sym entries (else Elf32_Sym) */
+};
+
 enum image_kind {
 	IMAGE_LINKED,	/* ET_EXEC or ET_DYN: scan, check, dump */
 	IMAGE_OBJECT,	/* ET_REL: per-object mode */
@@ -68,9 +79,10 @@ struct image {
 	size_t nsecs;
 	struct section *symtab;	/* NULL when the image has none */
 	struct section *strtab;
-	struct symbol *syms;
+	struct sym_input symin;	/* the symbol table in place */
+	struct symbol *syms;	/* decoded: image_symbols() */
+	bool syms_decoded;
 	size_t nsyms;
-	size_t nfuncs;		/* defined STT_FUNC/IFUNC symbols, at most */
 	/*
 	 * Local STT_FUNC symbols.  None at all (a C program has some, if
 	 * only crtstuff's) means local symbols were discarded (ld -x,
@@ -81,6 +93,56 @@ struct image {
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
+/*
+ * The same checks, but the symbols stay in place: im->syms is NULL
+ * until image_symbols().  For a pass that reads each symbol once
+ * (image_sym_get()) and keeps none of them.
+ */
+int image_open_lazy(struct image *im, const char *path, enum image_kind kind);
+/* Decode every symbol into im->syms, checking each; once. */
+int image_symbols(struct image *im);
+
+/*
+ * Symbol @i (0 < @i < nsyms) read in place into *@s, for the common
+ * case only: false when its name is out of range or its section index
+ * needs SHN_XINDEX or is out of range.  Then image_symbols() decodes
+ * them all and reports the bad one.
+ */
+static inline bool image_sym_get(const struct image *im, size_t i,
+				 struct symbol *s)
+{
+	const struct sym_input *in = &im->symin;
+	uint32_t name;
+
+	if (in->is64) {
+		Elf64_Sym e;
+
+		memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
+		name = e.st_name;
+		s->value = e.st_value;
+		s->size = e.st_size;
+		s->shndx = e.st_shndx;
+		s->type = ELF64_ST_TYPE(e.st_info);
+		s->bind = ELF64_ST_BIND(e.st_info);
+		s->vis = ELF64_ST_VISIBILITY(e.st_other);
+	} else {
+		Elf32_Sym e;
+
+		memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
+		name = e.st_name;
+		s->value = e.st_value;
+		s->size = e.st_size;
+		s->shndx = e.st_shndx;
+		s->type = ELF32_ST_TYPE(e.st_info);
+		s->bind = ELF32_ST_BIND(e.st_info);
+		s->vis = ELF32_ST_VISIBILITY(e.st_other);
+	}
+	s->name = in->strs + (name < in->nstrs ? name : 0);
+	/* SHN_XINDEX is above nsecs; reserved indices like SHN_ABS are fine */
+	return name < in->nstrs &&
+	       (s->shndx < im->nsecs ||
+		(s->shndx >= SHN_LORESERVE && s->shndx != SHN_XINDEX));
+}
 void image_close(struct image *im);
 
 /* Section bytes, checked to lie inside the file; NULL on error. */
@@ -91,6 +153,15 @@ struct section *image_find_section(struct image *im, const char *name);
 struct section *image_section_at(struct image *im, uint64_t addr);
 /* A defined symbol by name (first match), or NULL. */
 struct symbol *image_find_symbol(struct image *im, const char *name);
+
+/*
+ * For each of the @n names, the first defined symbol of that name
+ * (image_find_symbol()'s answer) into out[i], found[i] telling whether
+ * there is one: one pass, decoded symbols or not.  Fails only when the
+ * symbols cannot be decoded (reported).
+ */
+int image_find_symbols(struct image *im, const char *const *names, size_t n,
+		       struct symbol *out, bool *found);
 
 /* View a relocation section in place, checking its links and sizes. */
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r);

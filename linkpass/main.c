@@ -33,6 +33,8 @@ static const char usage_text[] =
 "  --trace-section=GLOB     also trace sections matching GLOB (repeatable)\n"
 "  --no-trace-section=GLOB  never trace sections matching GLOB (repeatable)\n"
 "  -j, --threads=N          relocation scan threads (default: one per CPU for big images)\n"
+"  --patchable-entries      sites are the entries of __patchable_function_entries\n"
+"                           (-fpatchable-function-entry), not mcount calls\n"
 "check also accepts --anchor, so that one option list serves scan and check.\n"
 "exit status: 0 ok, 1 check found differences, 2 error\n";
 
@@ -87,6 +89,7 @@ enum {
 	OPT_FSYNC,
 	OPT_ALLOW_ZEROED,
 	OPT_BYTE_AUDIT,
+	OPT_PATCHABLE,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "allow-zeroed", no_argument, NULL, OPT_ALLOW_ZEROED },
 	{ "byte-audit", no_argument, NULL, OPT_BYTE_AUDIT },
+	{ "patchable-entries", no_argument, NULL, OPT_PATCHABLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -117,6 +121,7 @@ static unsigned int group_of(int c)
 	switch (c) {
 	case 'j': case OPT_MCOUNT_SYM: case OPT_SECTIONS:
 	case OPT_TRACE_SECTION: case OPT_NO_TRACE_SECTION:
+	case OPT_PATCHABLE:
 		return OPTS_FILTER;
 	case 'o': case OPT_FORMAT: case OPT_FSYNC:
 		return OPTS_OUTPUT;
@@ -237,6 +242,9 @@ static enum parsed apply_option(const struct command *cmd, int c,
 		break;
 	case OPT_DROPPED:
 		o->show_dropped = true;
+		break;
+	case OPT_PATCHABLE:
+		o->scan.patchable = true;
 		break;
 	case OPT_FSYNC:
 		out_fsync = true;

@@ -399,6 +399,10 @@ int reach_check(struct image *im, const struct scan_result *r)
 		return 0;
 	gather(&rc, r);
 	if (rc.n) {
+		/* the scan may have read them in place; decoded once here */
+		ret = image_symbols(im);
+		if (ret < 0)
+			goto out_free;
 		make_buckets(&rc);
 		ret = scan_relocs(&rc);
 		if (!ret) {
@@ -406,6 +410,7 @@ int reach_check(struct image *im, const struct scan_result *r)
 			ret = refuse(&rc);
 		}
 	}
+out_free:
 	free(rc.bucket);
 	free(rc.v);
 	return ret;

@@ -146,6 +146,24 @@ reloc_sym(enum reloc_layout l, const void *base, size_t i)
 	}
 }
 
+static inline __attribute__((always_inline)) uint32_t
+reloc_type(enum reloc_layout l, const void *base, size_t i)
+{
+	const char *p = (const char *)base + i * reloc_entsize(l);
+
+	if (l == RELA64 || l == REL64) {
+		uint64_t info;
+
+		memcpy(&info, p + 8, sizeof(info));
+		return (uint32_t)ELF64_R_TYPE(info);
+	} else {
+		uint32_t info;
+
+		memcpy(&info, p + 4, sizeof(info));
+		return ELF32_R_TYPE(info);
+	}
+}
+
 /*
  * Encode @r as entry @i of a relocation array in layout @l.  Rel
  * layouts have no addend field: the caller puts r->addend in the

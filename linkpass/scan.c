@@ -13,10 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anchor.h"
 #include "entries.h"
 #include "order.h"
+#include "patchable.h"
 #include "reach.h"
 #include "relocs.h"
+#include "table_read.h"
 #include "util.h"
 
 const char *const verdict_name[NR_VERDICTS] = {
@@ -82,8 +85,10 @@ struct bad_reloc {
 	const struct chunk *chunk;
 	size_t index;
 	struct reloc r;
-	int what;		/* 1: offset outside, 2: symbol index */
+	int what;		/* BAD_OFFSET, BAD_SYMBOL, BAD_CALL */
 };
+
+enum { BAD_OFFSET = 1, BAD_SYMBOL = 2, BAD_CALL = 3 };
 
 struct worker {
 	const struct image *im;
@@ -93,18 +98,30 @@ struct worker {
 	struct site *out;
 	size_t n, cap;
 	size_t refs, calls;
+	bool unsorted;		/* out is not in (section, address) order */
 	size_t nbad;
 	struct bad_reloc bad;	/* the first one */
 	pthread_t tid;
 };
 
-static inline void push_site(struct worker *w, const struct site *s)
+static bool before_sec(const struct site *x, const struct site *y)
+{
+	return x->shndx != y->shndx ? x->shndx < y->shndx : x->addr < y->addr;
+}
+
+static bool before_addr(const struct site *x, const struct site *y)
+{
+	return x->addr != y->addr ? x->addr < y->addr : x->shndx < y->shndx;
+}
+
+/* A new site at the end of the worker's array. */
+static inline struct site *push_site(struct worker *w)
 {
 	if (w->n == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 1024;
 		w->out = xrealloc(w->out, w->cap * sizeof(*w->out));
 	}
-	w->out[w->n++] = *s;
+	return &w->out[w->n++];
 }
 
 static void note_bad(struct worker *w, const struct chunk *c, size_t i,
@@ -131,39 +148,58 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 	size_t nsyms = w->im->nsyms, i;
 	uint32_t shndx = (uint32_t)c->rel->target->idx;
 	const void *base = c->rel->base;
+	/* the order check against the site pushed before this chunk */
+	uint64_t last = 0;
+	bool any = false;
 	struct reloc r;
 
+	if (w->n && w->out[w->n - 1].shndx > shndx)
+		w->unsorted = true;
+	else if (w->n && w->out[w->n - 1].shndx == shndx)
+		last = w->out[w->n - 1].addr, any = true;
 	for (i = c->from; i < c->to; i++) {
 		/* the two fields every entry needs, in registers */
 		uint64_t off = reloc_offset(l, base, i) - c->base;
 		uint64_t sym = reloc_sym(l, base, i);
 		uint64_t start = 0;
 		enum call_form form;
-		struct site s;
+		struct site *s;
 
 		if (off >= c->code_size || sym >= nsyms) {
 			reloc_get(l, base, i, &r);
-			note_bad(w, c, i, &r, off >= c->code_size ? 1 : 2);
+			note_bad(w, c, i, &r, off >= c->code_size ? BAD_OFFSET :
+				 BAD_SYMBOL);
 			continue;
 		}
 		if (!is_mcount[sym])
 			continue;
+		/* a reference to mcount: is it a call, and where? */
 		w->refs++;
-		reloc_get(l, base, i, &r);
-		form = arch->call_at(c->code, c->code_size, off, r.type, &start);
-		s.shndx = shndx;
-		s.form = (uint8_t)form;
-		s.entry_style = is_mcount[sym] == MCOUNT_ENTRY;
-		s.pad = 0;
+		form = arch->call_at(c->code, c->code_size, off,
+				     reloc_type(l, base, i), &start);
+		if (form == CALL_BAD) {
+			reloc_get(l, base, i, &r);
+			note_bad(w, c, i, &r, BAD_CALL);
+			continue;
+		}
+		s = push_site(w);
+		s->shndx = shndx;
+		s->form = (uint8_t)form;
+		s->entry_style = is_mcount[sym] == MCOUNT_ENTRY;
+		s->pad = 0;
 		if (form == CALL_NONE) {
-			s.addr = c->base + off;
-			s.verdict = DROP_NOT_CALL;
+			s->addr = c->base + off;
+			s->verdict = DROP_NOT_CALL;
 		} else {
-			s.addr = c->base + start;
-			s.verdict = SITE_KEPT;
+			s->addr = c->base + start;
+			s->verdict = SITE_KEPT;
 			w->calls++;
 		}
-		push_site(w, &s);
+		/* one compare here saves a pass over all to check order */
+		if (any && s->addr < last)
+			w->unsorted = true;
+		last = s->addr;
+		any = true;
 	}
 }
 
@@ -211,29 +247,164 @@ static int thread_count(const struct scan_opts *o, size_t nrelocs)
 	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
 }
 
-static uint8_t *mark_mcount_syms(const struct image *im,
-				 const struct scan_opts *o)
+/* Which mcount symbol, if any, is named @name. */
+static uint8_t mcount_kind(const struct scan_opts *o, const char *name)
 {
-	uint8_t *is = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	bool first[256] = { false };
-	size_t i, j;
+	uint8_t kind = MCOUNT_NO;
+	size_t j;
 
-	/* the first byte rules out almost every symbol with one load */
-	for (j = 0; o->mcount_syms[j]; j++)
-		first[(uint8_t)o->mcount_syms[j][0]] = true;
-	for (i = 1; i < im->nsyms; i++) {
-		if (!first[(uint8_t)im->syms[i].name[0]])
+	for (j = 0; o->mcount_syms[j]; j++) {
+		if (strcmp(name, o->mcount_syms[j]))
 			continue;
-		for (j = 0; o->mcount_syms[j]; j++) {
-			if (strcmp(im->syms[i].name, o->mcount_syms[j]))
-				continue;
-			/* __fentry__ is called first thing; mcount after the
-			 * prologue */
-			is[i] = strncmp(o->mcount_syms[j], "__fentry", 8) ?
-				MCOUNT_PROLOGUE : MCOUNT_ENTRY;
-		}
+		/* __fentry__ is called first thing; mcount after the
+		 * prologue */
+		kind = strncmp(o->mcount_syms[j], "__fentry", 8) ?
+		       MCOUNT_PROLOGUE : MCOUNT_ENTRY;
 	}
-	return is;
+	return kind;
+}
+
+/* What the symbol pass finds; see symbol_pass(). */
+struct sym_pass {
+	uint8_t *is_mcount;		/* by symbol index */
+	struct entry_set *e;		/* or NULL */
+	struct anchor_cands *anchors;	/* or NULL */
+	size_t nlocal_funcs;
+	size_t first_global;		/* the symbol table's sh_info */
+};
+
+/*
+ * One pass over the symbols for all the per-symbol work of a scan:
+ * mark the mcount symbols, and, when asked, put the live function
+ * entries into the entry set and gather the anchor candidates.  The
+ * symbol table is the biggest input after the relocations: this reads
+ * it once.  @raw: read each symbol in place (the image's symbols are
+ * not decoded); returns -1 at the first symbol that needs the full
+ * decoder, having done part of the work.
+ */
+/*
+ * Symbol @i may be one of the table's bounds (check).  Rare, so it reads
+ * the symbol again rather than make the caller keep its copy in memory.
+ */
+static void match_bounds(const struct image *im, const struct scan_opts *o,
+			 size_t i)
+{
+	struct symbol copy;
+
+	if (im->syms_decoded)
+		copy = im->syms[i];
+	else
+		image_sym_get(im, i, &copy);	/* true: the caller's was */
+	if (copy.shndx != SHN_UNDEF)
+		table_bounds_match(o->bounds, &copy);
+}
+
+/* symbol_pass() over symbols [@from, @to). */
+static inline __attribute__((always_inline)) int
+symbol_range(bool raw, const struct image *im, const struct scan_opts *o,
+	     struct sym_pass *p, const uint8_t *first, size_t from, size_t to)
+{
+	struct symbol local;
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		const struct symbol *s = &local;
+		uint8_t f;
+
+		if (!raw)
+			s = &im->syms[i];
+		else if (!image_sym_get(im, i, &local))
+			return -1;
+		f = first[(uint8_t)s->name[0]];
+		if (__builtin_expect(f != 0, 0)) {
+			if (f & 1)
+				p->is_mcount[i] = mcount_kind(o, s->name);
+			if ((f & 2) && s->shndx != SHN_UNDEF)
+				anchor_cands_named(p->anchors, s, (uint32_t)i);
+			if (f & 4)
+				match_bounds(im, o, i);
+		}
+		p->nlocal_funcs += s->type == STT_FUNC &&
+				   s->bind == STB_LOCAL;
+		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
+			continue;
+		if (p->anchors)
+			anchor_cands_consider(p->anchors, im, s, (uint32_t)i);
+		if (p->e && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+		    s->name[0])
+			entries_add(p->e, s->shndx, s->value, s->size);
+	}
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
+	    struct sym_pass *p)
+{
+	size_t j, mid = p->first_global;
+	uint8_t first[256] = { 0 };
+
+	/* the first byte rules out almost every name with one load */
+	for (j = 0; o->mcount_syms[j]; j++)
+		first[(uint8_t)o->mcount_syms[j][0]] |= 1;
+	if (p->anchors)
+		first['_'] |= 2, first['m'] |= 2;	/* anchor_fallback_names */
+	for (j = 0; o->bounds && j < o->bounds->n; j++)
+		first[(uint8_t)o->bounds->names[j][0]] |= 4;
+	if (mid < 1 || mid > im->nsyms)
+		mid = im->nsyms;
+	if (symbol_range(raw, im, o, p, first, 1, mid) < 0)
+		return -1;
+	/*
+	 * Past the local symbols (sh_info) with no local function among
+	 * them: the entry set is of no use (see check_local_symbols), and
+	 * the full judgement needs the decoded symbols: decode them now
+	 * rather than read them twice.
+	 */
+	if (raw && mid < im->nsyms && !p->nlocal_funcs)
+		return -1;
+	return symbol_range(raw, im, o, p, first, mid, im->nsyms);
+}
+
+/*
+ * The symbol pass, on the symbols in place when they are not decoded
+ * yet; an unusual one (SHN_XINDEX, or a bad one to report) makes it
+ * decode them all and start again.
+ */
+static int run_symbol_pass(struct image *im, const struct scan_opts *o,
+			   struct sym_pass *p)
+{
+	struct symbol z;
+
+	if (!im->syms_decoded && symbol_pass(true, im, o, p) == 0) {
+		/* the null symbol counts as image_symbols() counts it */
+		if (im->nsyms) {
+			image_sym_get(im, 0, &z);
+			p->nlocal_funcs += z.type == STT_FUNC &&
+					   z.bind == STB_LOCAL;
+		}
+		im->nlocal_funcs = p->nlocal_funcs;
+		return 0;
+	}
+	if (image_symbols(im) < 0)
+		return -1;
+	/* no local function symbols: no use for the entry set */
+	if (p->e && !im->nlocal_funcs) {
+		entries_free(p->e);
+		p->e = NULL;
+	}
+	/* start again from nothing */
+	memset(p->is_mcount, 0, im->nsyms ? im->nsyms : 1);
+	if (o->bounds)
+		memset(o->bounds->found, 0, sizeof(o->bounds->found));
+	if (p->e)
+		entries_clear(p->e);
+	if (p->anchors) {
+		anchor_cands_free(p->anchors);
+		anchor_cands_init(p->anchors, im);
+	}
+	symbol_pass(false, im, o, p);
+	return 0;
 }
 
 /* Load and check every code relocation section; fill @rels. */
@@ -349,7 +520,15 @@ static int report_bad(const struct image *im, struct worker *w, int nw)
 
 		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
 			 b->index);
-		if (b->what == 1)
+		if (b->what == BAD_CALL)
+			lp_error(im->path, place,
+				 "%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
+				 im->arch->name, b->r.type,
+				 im->syms[b->r.sym].name, rel->target->name,
+				 (unsigned long long)(b->r.offset - b->chunk->base),
+				 im->arch->call_insn,
+				 total > 1 ? " (and more bad relocations)" : "");
+		else if (b->what == BAD_OFFSET)
 			lp_error(im->path, place,
 				 "relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
 				 (unsigned long long)b->r.offset,
@@ -365,16 +544,6 @@ static int report_bad(const struct image *im, struct worker *w, int nw)
 				 total > 1 ? " (and more bad relocations)" : "");
 	}
 	return -1;
-}
-
-static bool before_sec(const struct site *x, const struct site *y)
-{
-	return x->shndx != y->shndx ? x->shndx < y->shndx : x->addr < y->addr;
-}
-
-static bool before_addr(const struct site *x, const struct site *y)
-{
-	return x->addr != y->addr ? x->addr < y->addr : x->shndx < y->shndx;
 }
 
 /*
@@ -433,18 +602,20 @@ static bool sort_by_runs(struct site *v, size_t n)
 	return true;
 }
 
-static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr)
+static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
+		       bool sorted)
 {
 	uint32_t *sec, *order;
 	uint64_t *addr;
 	struct site *copy;
 	size_t i;
 
-	for (i = 1; i < n; i++)
+	/* @sorted: the caller saw them in order as it made them */
+	for (i = 1; !sorted && i < n; i++)
 		if (by_addr ? before_addr(&v[i], &v[i - 1]) :
 			      before_sec(&v[i], &v[i - 1]))
 			break;
-	if (i >= n || (by_addr && sort_by_runs(v, n)))
+	if (sorted || i >= n || (by_addr && sort_by_runs(v, n)))
 		return;
 	sec = xmalloc(n * sizeof(*sec));
 	addr = xmalloc(n * sizeof(*addr));
@@ -510,6 +681,25 @@ static bool dead_body(struct image *im, const struct funcs *f,
 	return pos == s->addr;
 }
 
+/*
+ * Where the mcount call follows the prologue (aarch64, riscv64): only
+ * prologue code, no call or return, may lie between the function's
+ * entry and its first mcount call (arch->prologue_ok).
+ */
+static bool prologue_before(const struct image *im, const struct section *sec,
+			    const struct func *fn, const struct site *s)
+{
+	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
+
+	if (!im->arch->prologue_ok)
+		return true;
+	if (fn->start < base || s->addr < fn->start ||
+	    s->addr - base > sec->sh.sh_size)
+		return false;
+	return im->arch->prologue_ok(sec->bytes, fn->start - base,
+				     s->addr - base);
+}
+
 static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			       const struct funcs *f, const struct site *s,
 			       const struct site *prev,
@@ -539,6 +729,8 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			return DROP_NOT_ENTRY;
 	} else if (*last_func == fn) {
 		/* mcount is called once, after the prologue */
+		return DROP_NOT_ENTRY;
+	} else if (!prologue_before(im, sec, fn, s)) {
 		return DROP_NOT_ENTRY;
 	}
 	*last_func = fn;
@@ -597,18 +789,21 @@ static enum fast_verdict at_entry(const struct image *im,
 				  const struct site *s)
 {
 	const struct section *sec = &im->secs[s->shndx];
-	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
-	const struct entry *f;
+	uint64_t base = e->map[s->shndx].base;
 	unsigned int k;
+	bool wide;
 
-	if (entries_find(e, s->shndx, s->addr))
+	if (entries_has(e, s->shndx, s->addr, &wide))
 		return FAST_KEEP;
 	/* the nearest start within a prefix's length before the call */
 	for (k = 1; k <= ARCH_ENTRY_PREFIX_MAX && k <= s->addr; k++) {
-		f = entries_find(e, s->shndx, s->addr - k);
-		if (!f)
+		/* a start before the section: only the index can tell */
+		if (s->addr - k < base)
+			return FAST_UNSURE;
+		if (!entries_has(e, s->shndx, s->addr - k, &wide))
 			continue;
-		if (f->size <= k || s->addr - k < base)
+		/* a function that may end inside the prefix: likewise */
+		if (!wide)
 			return FAST_UNSURE;
 		return im->arch->entry_prefix(sec->bytes + (s->addr - k - base),
 					      k) == k ? FAST_KEEP : FAST_DROP;
@@ -622,37 +817,36 @@ static enum fast_verdict at_entry(const struct image *im,
  * prologue-style mcount call, or FAST_UNSURE); @cand is then intact.
  */
 static int filter_fast(struct image *im, const uint8_t *traced,
-		       struct site *cand, size_t n, struct scan_result *r)
+		       const struct entry_set *e, struct site *cand, size_t n,
+		       struct scan_result *r, bool *kept_unsorted)
 {
 	struct site *kept = xmalloc((n ? n : 1) * sizeof(*kept));
 	const struct site *prev = NULL;
-	struct entry_set e;
 	size_t i, nkept = 0;
 	enum fast_verdict v;
 
-	entries_build(im, &e);
 	for (i = 0; i < n; i++) {
 		const struct site *s = &cand[i];
 
 		if (s->verdict != SITE_KEPT || !traced[s->shndx] ||
 		    (prev && prev->shndx == s->shndx && prev->addr == s->addr))
 			continue;
-		v = s->entry_style ? at_entry(im, &e, s) : FAST_UNSURE;
+		v = s->entry_style ? at_entry(im, e, s) : FAST_UNSURE;
 		/* without local symbols a drop needs its reason (see
 		 * check_local_symbols) */
 		if (v == FAST_UNSURE || (v == FAST_DROP && !im->nlocal_funcs)) {
-			entries_free(&e);
 			free(kept);
 			return -1;
 		}
 		if (v == FAST_KEEP) {
+			if (prev && before_addr(s, prev))
+				*kept_unsorted = true;
 			kept[nkept++] = *s;
 			prev = &kept[nkept - 1];
 		} else if (s->entry_style) {
 			reach_note(r, s);	/* reach_check() decides */
 		}
 	}
-	entries_free(&e);
 	free(cand);
 	r->kept = kept;
 	r->nkept = nkept;
@@ -660,28 +854,35 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 	return 0;
 }
 
-/* Takes @cand: it becomes r->kept or is freed. */
-static void filter(struct image *im, const struct scan_opts *o,
-		   struct site *cand, size_t n, struct scan_result *r)
+/*
+ * Takes @cand: it becomes r->kept or is freed.  @e: the entry set, or
+ * NULL when the scan explains every drop.  Fails only when the image's
+ * symbols cannot be decoded.
+ */
+static int filter(struct image *im, const uint8_t *traced,
+		  const struct entry_set *e, struct site *cand, size_t n,
+		  bool cand_sorted, struct scan_result *r)
 {
-	uint8_t *traced = traced_sections(im, o);
+	bool kept_unsorted = false, fast;
 
-	sort_sites(cand, n, im->nsecs, false);
-	/*
-	 * Without local function symbols every drop needs its reason
-	 * (check_local_symbols), so the entry set would be built in vain.
-	 */
-	if (o->reasons || !im->nlocal_funcs ||
-	    filter_fast(im, traced, cand, n, r) < 0) {
+	sort_sites(cand, n, im->nsecs, false, cand_sorted);
+	fast = e && filter_fast(im, traced, e, cand, n, r, &kept_unsorted) == 0;
+	if (!fast) {
+		/* the index needs the decoded symbols */
+		if (image_symbols(im) < 0) {
+			free(cand);
+			return -1;
+		}
 		if (!r->funcs.v)
 			funcs_build(im, &r->funcs);
 		filter_explained(im, traced, cand, n, r);
 	}
-	free(traced);
 	if (im->ehdr.e_type != ET_REL) {
-		sort_sites(r->kept, r->nkept, im->nsecs, true);
-		sort_sites(r->dropped, r->ndropped, im->nsecs, true);
+		sort_sites(r->kept, r->nkept, im->nsecs, true,
+			   fast && !kept_unsorted);
+		sort_sites(r->dropped, r->ndropped, im->nsecs, true, false);
 	}
+	return 0;
 }
 
 /*
@@ -703,6 +904,29 @@ static int check_local_symbols(const struct image *im,
 			n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 }
 
+/*
+ * Entry maps for the traced sections that code relocations apply to,
+ * from the section headers alone (collect_relocs() checks the rest).
+ */
+static void init_entry_set(const struct image *im, const uint8_t *traced,
+			   struct entry_set *e)
+{
+	uint8_t *want = xcalloc(im->nsecs ? im->nsecs : 1, 1);
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		const struct section *t;
+
+		if (!image_is_code_relocs(im, &im->secs[i]))
+			continue;
+		t = &im->secs[im->secs[i].sh.sh_info];
+		/* sh_size of anything but NOBITS lies inside the file */
+		want[t->idx] = traced[t->idx] && t->sh.sh_type != SHT_NOBITS;
+	}
+	entries_init(e, im, want);
+	free(want);
+}
+
 /* Run the workers over the chunks, on threads where there are several. */
 static void run_workers(struct worker *w, int nw)
 {
@@ -722,16 +946,23 @@ static void run_workers(struct worker *w, int nw)
 
 /* Gather the workers' candidates into one array. */
 static struct site *gather(struct worker *w, int nw, struct scan_stats *st,
-			   size_t *n)
+			   size_t *n, bool *sorted)
 {
+	const struct site *last = NULL;
 	struct site *cand;
 	size_t total = 0;
 	int i;
 
+	*sorted = true;
 	for (i = 0; i < nw; i++) {
 		total += w[i].n;
 		st->refs += w[i].refs;
 		st->calls += w[i].calls;
+		if (!w[i].n)
+			continue;
+		if (w[i].unsorted || (last && before_sec(&w[i].out[0], last)))
+			*sorted = false;
+		last = &w[i].out[w[i].n - 1];
 	}
 	if (nw == 1 && w[0].out) {
 		/* one worker: its array is the result, no copy */
@@ -770,32 +1001,71 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	struct relocs *rels = NULL;
 	struct worker *w = NULL;
 	struct chunk *chunks = NULL;
-	uint8_t *is_mcount = NULL;
+	uint8_t *is_mcount = NULL, *traced = NULL;
+	struct entry_set e = { 0 };
 	struct site *cand;
 	size_t nrels = 0, total = 0, ncand = 0, i;
+	struct sym_pass p = { 0 };
+	bool fast = false, sorted;
 	uint64_t t0;
 	int nw = 0, ret = -1;
 
+	/* -fpatchable-function-entry: the compiler listed the sites */
+	if (o->patchable)
+		return patchable_scan(im, o, r);
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the image is stripped; scan the unstripped link output");
-	/* the function index (only to explain drops), the mcount symbols */
+	/*
+	 * The mcount symbols, and in the same pass the entry set (unless
+	 * every drop is to be explained: then the sorted function index)
+	 * and the anchor candidates.
+	 */
 	t0 = now_ns();
-	if (o->reasons)
+	if (o->reasons && image_symbols(im) < 0)
+		goto out_free;
+	traced = traced_sections(im, o);
+	if (!o->reasons) {
+		init_entry_set(im, traced, &e);
+		p.e = &e;
+	}
+	if (o->anchors) {
+		r->anchors = xmalloc(sizeof(*r->anchors));
+		anchor_cands_init(r->anchors, im);
+		p.anchors = r->anchors;
+	}
+	p.is_mcount = is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	p.first_global = im->symtab->sh.sh_info;
+	if (run_symbol_pass(im, o, &p) < 0)
+		goto out_free;
+	if (o->bounds)
+		o->bounds->looked = true;
+	/*
+	 * Without local function symbols every drop needs its reason
+	 * (check_local_symbols), so the entry set is of no use.
+	 */
+	fast = p.e && im->nlocal_funcs;
+	if (!fast) {
+		if (image_symbols(im) < 0)
+			goto out_free;
 		funcs_build(im, &r->funcs);
-	is_mcount = mark_mcount_syms(im, o);
+	}
 	r->stats.ns_symbols = now_ns() - t0;
 
-	/* every reference to them in the code relocations, in parallel */
+	/* the code relocation sections, checked */
 	t0 = now_ns();
 	if (collect_relocs(im, &rels, &nrels, &total) < 0)
 		goto out_free;
+	r->stats.ns_relocs = now_ns() - t0;
+
+	/* every reference to them in the code relocations, in parallel */
+	t0 = now_ns();
 	nw = thread_count(o, total);
 	w = make_workers(im, is_mcount, nw);
 	chunks = make_chunks(im, rels, nrels, total, w, nw);
 	run_workers(w, nw);
-	r->stats.ns_relocs = now_ns() - t0;
+	r->stats.ns_relocs += now_ns() - t0;
 	r->stats.relsecs = nrels;
 	r->stats.relocs = total;
 	r->stats.threads = nw;
@@ -804,8 +1074,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 
 	/* keep the calls at live function entries in traced sections */
 	t0 = now_ns();
-	cand = gather(w, nw, &r->stats, &ncand);
-	filter(im, o, cand, ncand, r);
+	cand = gather(w, nw, &r->stats, &ncand, &sorted);
+	if (filter(im, traced, fast ? &e : NULL, cand, ncand, sorted, r) < 0)
+		goto out_free;
 	r->stats.ns_filter = now_ns() - t0;
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
@@ -822,6 +1093,9 @@ out_free:
 	free(chunks);
 	free(rels);
 	free(is_mcount);
+	free(traced);
+	if (p.e)
+		entries_free(p.e);
 	if (ret < 0)
 		scan_result_free(r);	/* callers free only a result */
 	return ret;
@@ -832,6 +1106,9 @@ void scan_result_free(struct scan_result *r)
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);
+	if (r->anchors)
+		anchor_cands_free(r->anchors);
+	free(r->anchors);
 	funcs_free(&r->funcs);
 	memset(r, 0, sizeof(*r));
 }

@@ -42,6 +42,8 @@ struct site {
 /* Names of the mcount symbol used when --mcount-sym is not given. */
 extern const char *const default_mcount_syms[];
 
+struct table_bounds;
+
 struct scan_opts {
 	const char **mcount_syms;	/* NULL-terminated */
 	struct policy policy;
@@ -54,6 +56,16 @@ struct scan_opts {
 	 * work.  On by default.
 	 */
 	bool reasons;
+	/*
+	 * Sites are the entries of the compiler's
+	 * __patchable_function_entries list, not mcount calls
+	 * (patchable.c).
+	 */
+	bool patchable;
+	/* Also find each section's anchor candidate (r->anchors). */
+	bool anchors;
+	/* Also look up the table's bound symbols (check), or NULL. */
+	struct table_bounds *bounds;
 };
 
 struct scan_stats {
@@ -68,6 +80,9 @@ struct scan_stats {
 	uint64_t ns_filter;	/* filtering and sorting */
 };
 
+struct anchor_cands;
+struct table_bounds;
+
 struct scan_result {
 	struct site *kept;	/* sorted by address, no duplicates */
 	size_t nkept;
@@ -81,6 +96,8 @@ struct scan_result {
 	 */
 	struct site *unentered;
 	size_t nunentered, capunentered;
+	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
+	struct anchor_cands *anchors;
 	struct scan_stats stats;
 };
 

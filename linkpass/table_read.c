@@ -15,30 +15,59 @@ static const char *const symbol_pairs[][2] = {
 	{ MCOUNT_LINKER_START, MCOUNT_LINKER_STOP },
 };
 
+void table_bounds_init(struct table_bounds *b, const char *start_sym,
+		       const char *stop_sym)
+{
+	memset(b, 0, sizeof(*b));
+	b->given = start_sym || stop_sym;
+	if (b->given) {
+		/* a missing one is reported by table_read_bounds() */
+		if (!start_sym || !stop_sym)
+			return;
+		b->names[0] = start_sym;
+		b->names[1] = stop_sym;
+		b->n = 2;
+		return;
+	}
+	b->names[0] = symbol_pairs[0][0];
+	b->names[1] = symbol_pairs[0][1];
+	b->names[2] = symbol_pairs[1][0];
+	b->names[3] = symbol_pairs[1][1];
+	b->n = 4;
+}
+
 /* Find the table's bounds; returns 0 with t->found false if absent. */
-static int locate(struct image *im, const char *start_sym,
-		  const char *stop_sym, struct table *t, uint64_t *stop)
+static int locate(struct image *im, struct table_bounds *bd, struct table *t,
+		  uint64_t *stop)
 {
 	const struct symbol *a = NULL, *b = NULL;
 	struct section *sec;
 	size_t i;
 
-	if (start_sym || stop_sym) {
-		if (!start_sym || !stop_sym)
-			return lp_error(im->path, "table bounds",
-					"give both --start-sym and --stop-sym");
-		a = image_find_symbol(im, start_sym);
-		b = image_find_symbol(im, stop_sym);
-		if (!a || !b)
-			return lp_error(im->path, !a ? start_sym : stop_sym,
+	if (bd->given && bd->n != 2)
+		return lp_error(im->path, "table bounds",
+				"give both --start-sym and --stop-sym");
+	/* all names in one pass over the symbols, unless done already */
+	if (!bd->looked) {
+		if (image_find_symbols(im, bd->names, bd->n, bd->syms,
+				       bd->found) < 0)
+			return -1;
+		bd->looked = true;
+	}
+	if (bd->given) {
+		if (!bd->found[0] || !bd->found[1])
+			return lp_error(im->path,
+					bd->names[!bd->found[0] ? 0 : 1],
 					"table bound symbol not defined in the image");
+		a = &bd->syms[0];
+		b = &bd->syms[1];
 	} else {
-		for (i = 0; i < sizeof(symbol_pairs) / sizeof(symbol_pairs[0]); i++) {
-			a = image_find_symbol(im, symbol_pairs[i][0]);
-			b = image_find_symbol(im, symbol_pairs[i][1]);
-			if (a && b)
+		for (i = 0; i < bd->n; i += 2) {
+			if (bd->found[i] && bd->found[i + 1]) {
+				a = &bd->syms[i];
+				b = &bd->syms[i + 1];
 				break;
-			a = b = NULL;
+			}
 		}
 	}
 	if (a && b) {
@@ -72,7 +101,49 @@ static int locate(struct image *im, const char *start_sym,
 	return 0;
 }
 
-/* Apply RELATIVE dynamic relocations that land inside the table. */
+/*
+ * The value of dynamic symbol @sym of the symbol table @link of a
+ * dynamic relocation section @rs, into *@value; -1 (reported) when the
+ * index is out of range.  riscv's GNU ld leaves table entries of a PIE
+ * as R_RISCV_64 against their (global) anchor, with zeros in the bytes.
+ */
+static int dynsym_value(struct image *im, const struct section *rs,
+			uint64_t sym, uint64_t *value)
+{
+	size_t esz = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ?
+		     sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	struct section *ds;
+	const uint8_t *b;
+
+	if (rs->sh.sh_link == 0 || rs->sh.sh_link >= im->nsecs)
+		return lp_error(im->path, rs->name,
+				"sh_link %u names no symbol table", rs->sh.sh_link);
+	ds = &im->secs[rs->sh.sh_link];
+	if (ds->sh.sh_type == SHT_NOBITS || sym >= ds->sh.sh_size / esz)
+		return lp_error(im->path, rs->name,
+				"symbol index %llu out of range of %s",
+				(unsigned long long)sym, ds->name);
+	b = image_section_bytes(im, ds);
+	if (!b)
+		return -1;
+	if (esz == sizeof(Elf64_Sym)) {
+		Elf64_Sym e;
+
+		memcpy(&e, b + sym * esz, sizeof(e));
+		*value = e.st_value;
+	} else {
+		Elf32_Sym e;
+
+		memcpy(&e, b + sym * esz, sizeof(e));
+		*value = e.st_value;
+	}
+	return 0;
+}
+
+/*
+ * Apply RELATIVE dynamic relocations that land inside the table, and
+ * absolute ones against a defined dynamic symbol.
+ */
 static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 {
 	unsigned int w = im->arch->addr_size;
@@ -103,14 +174,23 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 		for (j = 0; j < n; j++) {
 			struct reloc r;
 
+			uint64_t symval = 0;
+
 			reloc_get(l, base, j, &r);
-			if (r.type != im->arch->relative_reloc ||
+			if ((r.type != im->arch->relative_reloc &&
+			     (r.type != im->arch->abs_reloc || !r.sym)) ||
 			    r.offset < t->start || r.offset >= stop ||
 			    (r.offset - t->start) % w)
 				continue;
+			if (r.type == im->arch->abs_reloc &&
+			    dynsym_value(im, s, r.sym, &symval) < 0)
+				return -1;
 			/* Rel keeps the value in place; Rela in the addend */
 			if (l == RELA64 || l == RELA32)
-				t->v[(r.offset - t->start) / w] = (uint64_t)r.addend;
+				t->v[(r.offset - t->start) / w] =
+					symval + (uint64_t)r.addend;
+			else
+				t->v[(r.offset - t->start) / w] += symval;
 		}
 	}
 	return 0;
@@ -119,13 +199,22 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t)
 {
+	struct table_bounds b;
+
+	table_bounds_init(&b, start_sym, stop_sym);
+	return table_read_bounds(im, &b, t);
+}
+
+int table_read_bounds(struct image *im, struct table_bounds *b,
+		      struct table *t)
+{
 	unsigned int w = im->arch->addr_size;
 	const uint8_t *bytes;
 	uint64_t stop = 0;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
-	if (locate(im, start_sym, stop_sym, t, &stop) < 0)
+	if (locate(im, b, t, &stop) < 0)
 		return -1;
 	if (!t->found || t->start == stop)
 		return 0;

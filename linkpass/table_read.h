@@ -9,6 +9,8 @@
 #ifndef LINKPASS_TABLE_READ_H
 #define LINKPASS_TABLE_READ_H
 
+#include <string.h>
+
 #include "image.h"
 
 struct table {
@@ -21,12 +23,48 @@ struct table {
 };
 
 /*
+ * The symbols that may bound the table: --start-sym/--stop-sym, or the
+ * two pairs of mcount-table.h.  A pass over the symbols that runs
+ * anyway (the scan's) can look them up (table_bounds_match()), which
+ * saves table_read_bounds() its own pass.
+ */
+#define TABLE_BOUND_NAMES 4
+struct table_bounds {
+	const char *names[TABLE_BOUND_NAMES];
+	size_t n;
+	bool given;		/* from --start-sym/--stop-sym */
+	bool looked;		/* syms/found are filled in */
+	struct symbol syms[TABLE_BOUND_NAMES];
+	bool found[TABLE_BOUND_NAMES];
+};
+
+void table_bounds_init(struct table_bounds *b, const char *start_sym,
+		       const char *stop_sym);
+
+/* Note defined symbol @s if it is the first one of a bound's name. */
+static inline void table_bounds_match(struct table_bounds *b,
+				      const struct symbol *s)
+{
+	size_t j;
+
+	for (j = 0; j < b->n; j++) {
+		if (b->found[j] || strcmp(s->name, b->names[j]))
+			continue;
+		b->syms[j] = *s;
+		b->found[j] = true;
+	}
+}
+
+/*
  * @start_sym/@stop_sym: names to use, or NULL to try __start_mcount_loc
  * and __start___mcount_loc, then the section.  Not finding a table is
  * not an error (t->found is false); a malformed one is.
  */
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t);
+/* The same, with bounds made by table_bounds_init() (looked up or not). */
+int table_read_bounds(struct image *im, struct table_bounds *b,
+		      struct table *t);
 void table_free(struct table *t);
 
 #endif

@@ -145,6 +145,8 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	/* GNU ld honours SHF_GNU_RETAIN only in ELFOSABI_GNU objects */
 	if (elfw_new(&w, out, im->arch, ELFOSABI_GNU) < 0)
 		goto out_free_syms;
+	/* riscv ld refuses to mix float ABIs: take the image's */
+	w.e_flags = im->ehdr.e_flags;
 	if (add_sections(&w, im, &t, &syms) < 0) {
 		elfw_abort(&w);
 		goto out_free_syms;

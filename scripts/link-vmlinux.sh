@@ -49,6 +49,12 @@ Options:
   --start-sym SYM    table start symbol, passed to check and dump
   --stop-sym SYM     table stop symbol, passed to check and dump
   --stats            pass --stats to linkpass scan and show its report
+  --patchable-entries
+                     the sites are the compiler's -fpatchable-function-entry
+                     list (linkpass --patchable-entries); it stays in every
+                     link until stable, then one more link discards it
+                     (/DISCARD/, INSERT AFTER .text) and must name the same
+                     function+offset for every table entry
   --extra-gen CMD    after each link run 'CMD IMAGE OBJ'; OBJ is linked
                      into the next link (repeatable; e.g. kallsyms)
   --tmpdir DIR       where to make the temporary directory (default: the
@@ -57,6 +63,10 @@ Options:
                      link it into the first link of the next run with the
                      same command: when check accepts that image, the run
                      takes one link (not with --extra-gen)
+  --objcopy PATH     the objcopy that strips the relocations (default:
+                     \$OBJCOPY, else the link command's cross prefix +
+                     objcopy when there is one, e.g. aarch64-linux-gnu-objcopy
+                     for aarch64-linux-gnu-gcc, else objcopy)
   --linker, --driver LINK-COMMAND is a linker (gets --emit-relocs) or a
                      compiler driver (gets -Wl,--emit-relocs); default:
                      guessed from the command's name (ld, ld.lld, *-ld...
@@ -115,7 +125,9 @@ max_passes=8
 keep_relocs=
 keep_temps=
 linkpass=${LINKPASS:-}
+objcopy=${OBJCOPY:-}
 stats=
+patchable=
 tmp_base=
 output=
 scan_opts=()
@@ -140,7 +152,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 	case $opt in
 	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
-	--extra-gen | --tmpdir | --reuse-table)
+	--extra-gen | --tmpdir | --reuse-table | --objcopy)
 		if [[ -z $inline ]]; then
 			[[ $# -ge 2 ]] || usage_error "$opt: missing argument"
 			value=$2
@@ -164,6 +176,10 @@ while [[ $# -gt 0 ]]; do
 	--keep-relocs) keep_relocs=1 ;;
 	--keep-temps) keep_temps=1 ;;
 	--stats) stats=1 ;;
+	--patchable-entries)
+		patchable=1
+		scan_opts+=(--patchable-entries)
+		;;
 	--driver | --linker)
 		[[ -z $link_kind || $link_kind == "${opt#--}" ]] ||
 			usage_error "--driver and --linker: give at most one"
@@ -176,6 +192,7 @@ while [[ $# -gt 0 ]]; do
 	--extra-gen) gen_cmds+=("$value") ;;
 	--tmpdir) tmp_base=$value ;;
 	--reuse-table) reuse_table=$value ;;
+	--objcopy) objcopy=$value ;;
 	-?*)
 		usage_error "$opt: unknown option"
 		;;
@@ -227,8 +244,21 @@ else
 		die 1 "$linkpass: not found in PATH"
 fi
 
-command -v objcopy >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
-	die 1 "objcopy: not found (install binutils, or use --keep-relocs)"
+# A cross link (aarch64-linux-gnu-gcc, riscv64-linux-gnu-ld...) needs the
+# objcopy of its target: the host's knows only its own machines.
+if [[ -z $objcopy ]]; then
+	objcopy=objcopy
+	case $(basename -- "${link_cmd[0]}") in
+	*-*-gcc | *-*-gcc-[0-9]* | *-*-cc | *-*-ld | *-*-ld.bfd)
+		prefix=$(basename -- "${link_cmd[0]}")
+		prefix=${prefix%-*}-
+		! command -v "${prefix}objcopy" >/dev/null 2>&1 ||
+			objcopy=${prefix}objcopy
+		;;
+	esac
+fi
+command -v "$objcopy" >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
+	die 1 "$objcopy: not found (install binutils, or use --keep-relocs)"
 
 # Keep relocations in the image: a linker takes --emit-relocs, a compiler
 # driver passes it on with -Wl.  --linker/--driver say which; else the
@@ -482,6 +512,39 @@ done
 image=$tmp/.tmp_image$n
 
 # ---------------------------------------------------------------------
+# --patchable-entries: the compiler's lists (one per object) were linked
+# in so that check could compare the table with them; the output drops
+# them.  Discarding a section may move others (lld places it before
+# .text), so the discarding link is checked against the stable image:
+# every table entry must name the same function, offset and section.
+if [[ -n $patchable ]]; then
+	frag=$tmp/.tmp_discard.ld
+	printf '%s\n' 'SECTIONS' '{' \
+		'	/DISCARD/ : { *(__patchable_function_entries) }' \
+		'}' 'INSERT AFTER .text;' >"$frag"
+	if [[ $link_kind == linker ]]; then
+		frag_args=(-T "$frag")
+	else
+		frag_args=("-Wl,-T,$frag")
+	fi
+	# the objects linked into the stable image are still listed
+	n=$((n + 1))
+	link "$n" "$table" "${gen_objs_list[@]}" "${frag_args[@]}"
+	lp dump "$image" "${table_opts[@]}" | cut -d' ' -f2- \
+		>"$tmp/.tmp_names_before" ||
+		die 1 "linkpass dump ${image##*/}: unexpected status"
+	image=$tmp/.tmp_image$n
+	lp dump "$image" "${table_opts[@]}" | cut -d' ' -f2- \
+		>"$tmp/.tmp_names_after" ||
+		die 1 "linkpass dump ${image##*/}: unexpected status"
+	if ! cmp -s -- "$tmp/.tmp_names_before" "$tmp/.tmp_names_after"; then
+		echo "$prog: $output: discarding __patchable_function_entries moved the table's sites (linkpass dump, function+offset, before/after):" >&2
+		diff -- "$tmp/.tmp_names_before" "$tmp/.tmp_names_after" | sed -n '1,40s/^/    /p' >&2 || true
+		exit 1
+	fi
+fi
+
+# ---------------------------------------------------------------------
 # OUTPUT, written atomically: a temporary file next to it, then mv.
 
 out_tmp=$(mktemp "$out_dir/.$out_base.XXXXXX") ||
@@ -497,9 +560,9 @@ else
 	# leaves zeros in the section).
 	progress OBJCOPY "$output"
 	status=0
-	run objcopy --remove-relocations='*' "$image" "$out_tmp" || status=$?
+	run "$objcopy" --remove-relocations='*' "$image" "$out_tmp" || status=$?
 	[[ $status -eq 0 ]] ||
-		die 1 "$output: objcopy --remove-relocations failed with status $status"
+		die 1 "$output: $objcopy --remove-relocations failed with status $status"
 	lp dump "$image" "${table_opts[@]}" >"$tmp/.tmp_dump_before" ||
 		die 1 "linkpass dump .tmp_image$n: unexpected status"
 	lp dump "$out_tmp" "${table_opts[@]}" >"$tmp/.tmp_dump_after" ||

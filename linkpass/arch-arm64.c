@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aarch64.  gcc -pg calls _mcount after the prologue, not at the entry:
+ *
+ *	stp	x29, x30, [sp, #-32]!	; the frame (any prologue stores,
+ *	mov	x29, sp			;  a stack-probe loop with
+ *	...				;  -fstack-clash-protection)
+ *	mov	x0, x30			; the return address, for _mcount
+ *	bl	_mcount			; 94xxxxxx, R_AARCH64_CALL26
+ *
+ * (docs/design.md, "Per-architecture site rules", has the evidence.)
+ * The site is the bl; the rule is the first mcount call of a live
+ * function with no call or return before it.  Instructions are 4 bytes,
+ * little-endian, 4-byte aligned.
+ *
+ * With -fpatchable-function-entry the entry holds nops (d503201f),
+ * after an optional "bti c" / "bti jc" landing pad.
+ */
+#include <elf.h>
+#include <string.h>
+
+#include "arch.h"
+
+#define A64_INSN_LEN	4
+#define A64_NOP		0xd503201fu
+#define A64_BTI_C	0xd503245fu
+#define A64_BTI_JC	0xd50324dfu
+#define A64_PACIASP	0xd503233fu
+/* b / bl imm26: bit 31 tells them apart */
+#define A64_B_MASK	0x7c000000u
+#define A64_B_BITS	0x14000000u
+#define A64_BL_MASK	0xfc000000u
+#define A64_BL_BITS	0x94000000u
+/* unconditional branch (register): br, blr, ret, eret and PAC forms */
+#define A64_BR_MASK	0xfe000000u
+#define A64_BR_BITS	0xd6000000u
+
+static uint32_t a64_insn(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static enum call_form a64_call_at(const uint8_t *code, uint64_t size,
+				  uint64_t off, uint32_t type, uint64_t *start)
+{
+	if (off % A64_INSN_LEN || size < A64_INSN_LEN ||
+	    off > size - A64_INSN_LEN)
+		return CALL_NONE;
+	/* a "b _mcount" (JUMP26) is a tail call, not a traced entry */
+	if (type != R_AARCH64_CALL26)
+		return CALL_NONE;
+	if ((a64_insn(code + off) & A64_BL_MASK) != A64_BL_BITS)
+		return CALL_BAD;
+	*start = off;
+	return CALL_BL;
+}
+
+static unsigned int a64_call_len(enum call_form f)
+{
+	return f == CALL_BL ? A64_INSN_LEN : 0;
+}
+
+/* The landing pads that open a function under -mbranch-protection. */
+static unsigned int a64_entry_prefix(const uint8_t *p, uint64_t avail)
+{
+	uint32_t insn;
+
+	if (avail < A64_INSN_LEN)
+		return 0;
+	insn = a64_insn(p);
+	return insn == A64_BTI_C || insn == A64_BTI_JC ||
+	       insn == A64_PACIASP ? A64_INSN_LEN : 0;
+}
+
+/* Linkers pad aarch64 code with nops, or zeros at section ends. */
+static unsigned int a64_padding_len(const uint8_t *p, uint64_t avail)
+{
+	uint32_t insn;
+
+	if (avail < A64_INSN_LEN)
+		return 0;
+	insn = a64_insn(p);
+	return insn == A64_NOP || insn == 0 ? A64_INSN_LEN : 0;
+}
+
+/* bl imm26, for the byte-level audit. */
+static unsigned int a64_direct_call(const uint8_t *p, uint64_t avail,
+				    uint64_t addr, uint64_t *target)
+{
+	uint32_t insn;
+	int64_t imm;
+
+	if (avail < A64_INSN_LEN)
+		return 0;
+	insn = a64_insn(p);
+	if ((insn & A64_BL_MASK) != A64_BL_BITS)
+		return 0;
+	imm = (int64_t)(insn & 0x03ffffffu);
+	if (imm & 0x02000000)
+		imm -= 0x04000000;
+	*target = addr + (uint64_t)(imm * 4);
+	return A64_INSN_LEN;
+}
+
+static bool a64_prologue_ok(const uint8_t *code, uint64_t from, uint64_t to)
+{
+	uint64_t pc;
+
+	for (pc = from; pc + A64_INSN_LEN <= to; pc += A64_INSN_LEN) {
+		uint32_t insn = a64_insn(code + pc);
+
+		if ((insn & A64_B_MASK) == A64_B_BITS ||
+		    (insn & A64_BR_MASK) == A64_BR_BITS)
+			return false;
+	}
+	return true;
+}
+
+const struct arch arch_aarch64 = {
+	.name = "aarch64",
+	.machine = EM_AARCH64,
+	.elfclass = ELFCLASS64,
+	.rela = true,
+	.addr_size = 8,
+	.abs_reloc = R_AARCH64_ABS64,
+	.relative_reloc = R_AARCH64_RELATIVE,
+	.asm_word = ".quad",
+	.call_at = a64_call_at,
+	.call_len = a64_call_len,
+	.entry_prefix = a64_entry_prefix,
+	.padding_len = a64_padding_len,
+	.direct_call = a64_direct_call,
+	.prologue_ok = a64_prologue_ok,
+	.call_insn = "bl",
+};

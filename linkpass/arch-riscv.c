@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * riscv64.  gcc -pg calls _mcount after the prologue:
+ *
+ *	addi	sp, sp, -16		; the frame, register saves
+ *	sd	ra, 8(sp)
+ *	mv	a0, ra			; the return address, for _mcount
+ *	auipc	ra, 0			; R_RISCV_CALL_PLT _mcount
+ *	jalr	ra			;  + R_RISCV_RELAX
+ *
+ * GNU ld relaxes the pair into "jal ra, _mcount" when it is in reach
+ * and, under -q, then keeps R_RISCV_JAL on the jal (and an R_RISCV_NONE
+ * where the deleted jalr was); with --no-relax the pair and its
+ * R_RISCV_CALL_PLT stay.  Both forms are sites.  (docs/design.md,
+ * "Per-architecture site rules", has the evidence.)  Instructions are
+ * 4 bytes, or 2 with the C extension; the low two bits tell which.
+ */
+#include <elf.h>
+#include <string.h>
+
+#include "arch.h"
+
+#define RV_OP_MASK	0x7fu
+#define RV_OP_AUIPC	0x17u
+#define RV_OP_JAL	0x6fu
+#define RV_OP_JALR	0x67u
+#define RV_RD(i)	(((i) >> 7) & 31u)
+#define RV_RS1(i)	(((i) >> 15) & 31u)
+#define RV_REG_RA	1u
+#define RV_NOP		0x00000013u	/* addi x0, x0, 0 */
+#define RV_C_NOP	0x0001u
+/* c.j, and c.jr / c.jalr (rs1 != 0, rs2 == 0) */
+#define RV_C_J_MASK	0xe003u
+#define RV_C_J_BITS	0xa001u
+#define RV_C_JR_MASK	0xe07fu
+#define RV_C_JR_BITS	0x8002u
+
+static uint32_t rv_insn(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint16_t rv_half(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Length of the instruction whose first half-word is @h. */
+static unsigned int rv_len(uint16_t h)
+{
+	return (h & 3) == 3 ? 4 : 2;
+}
+
+static enum call_form rv_call_at(const uint8_t *code, uint64_t size,
+				 uint64_t off, uint32_t type, uint64_t *start)
+{
+	uint32_t insn;
+
+	if (off % 2 || size < 4 || off > size - 4)
+		return CALL_NONE;
+	insn = rv_insn(code + off);
+	switch (type) {
+	case R_RISCV_CALL:
+	case R_RISCV_CALL_PLT:
+		if (size < 8 || off > size - 8 ||
+		    (insn & RV_OP_MASK) != RV_OP_AUIPC)
+			return CALL_BAD;
+		/* "tail _mcount" (auipc t1 + jr t1): a jump, not a site */
+		if (RV_RD(insn) != RV_REG_RA)
+			return CALL_NONE;
+		insn = rv_insn(code + off + 4);
+		if ((insn & RV_OP_MASK) != RV_OP_JALR ||
+		    RV_RD(insn) != RV_REG_RA || RV_RS1(insn) != RV_REG_RA)
+			return CALL_BAD;
+		*start = off;
+		return CALL_AUIPC_JALR;
+	case R_RISCV_JAL:
+		if ((insn & RV_OP_MASK) != RV_OP_JAL)
+			return CALL_BAD;
+		/* "j _mcount" (jal x0): a jump, not a site */
+		if (RV_RD(insn) != RV_REG_RA)
+			return CALL_NONE;
+		*start = off;
+		return CALL_JAL;
+	default:
+		return CALL_NONE;
+	}
+}
+
+static unsigned int rv_call_len(enum call_form f)
+{
+	return f == CALL_AUIPC_JALR ? 8 : f == CALL_JAL ? 4 : 0;
+}
+
+static unsigned int rv_entry_prefix(const uint8_t *p, uint64_t avail)
+{
+	(void)p;
+	(void)avail;
+	return 0;
+}
+
+static unsigned int rv_padding_len(const uint8_t *p, uint64_t avail)
+{
+	if (avail >= 4 && rv_insn(p) == RV_NOP)
+		return 4;
+	if (avail >= 2 && (rv_half(p) == RV_C_NOP || rv_half(p) == 0))
+		return 2;
+	return 0;
+}
+
+/* jal ra, for the byte-level audit. */
+static unsigned int rv_direct_call(const uint8_t *p, uint64_t avail,
+				   uint64_t addr, uint64_t *target)
+{
+	uint32_t insn;
+	int64_t imm;
+
+	if (avail < 4)
+		return 0;
+	insn = rv_insn(p);
+	if ((insn & RV_OP_MASK) != RV_OP_JAL || RV_RD(insn) != RV_REG_RA)
+		return 0;
+	imm = (int64_t)(((insn >> 31) & 1) << 20 | ((insn >> 12) & 0xff) << 12 |
+			((insn >> 20) & 1) << 11 | ((insn >> 21) & 0x3ff) << 1);
+	if (imm & (1 << 20))
+		imm -= 1 << 21;
+	*target = addr + (uint64_t)imm;
+	return 4;
+}
+
+static bool rv_prologue_ok(const uint8_t *code, uint64_t from, uint64_t to)
+{
+	uint64_t pc = from;
+
+	while (pc + 2 <= to) {
+		uint16_t h = rv_half(code + pc);
+
+		if (rv_len(h) == 2) {
+			if ((h & RV_C_J_MASK) == RV_C_J_BITS ||
+			    ((h & RV_C_JR_MASK) == RV_C_JR_BITS &&
+			     ((h >> 7) & 31)))
+				return false;
+			pc += 2;
+			continue;
+		}
+		if (pc + 4 > to)
+			break;
+		switch (rv_insn(code + pc) & RV_OP_MASK) {
+		case RV_OP_JAL:
+		case RV_OP_JALR:
+			return false;
+		}
+		pc += 4;
+	}
+	return true;
+}
+
+const struct arch arch_riscv64 = {
+	.name = "riscv64",
+	.machine = EM_RISCV,
+	.elfclass = ELFCLASS64,
+	.rela = true,
+	.addr_size = 8,
+	.abs_reloc = R_RISCV_64,
+	.relative_reloc = R_RISCV_RELATIVE,
+	.asm_word = ".quad",
+	.call_at = rv_call_at,
+	.call_len = rv_call_len,
+	.entry_prefix = rv_entry_prefix,
+	.padding_len = rv_padding_len,
+	.direct_call = rv_direct_call,
+	.prologue_ok = rv_prologue_ok,
+	.call_insn = "call (auipc ra + jalr ra, or jal ra)",
+};

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The architecture table: one entry per arch-*.c file. */
+#include "arch.h"
+
+static const struct arch *const arches[] = {
+	&arch_x86_64, &arch_i386, &arch_aarch64, &arch_riscv64,
+};
+
+const struct arch *arch_find(uint16_t machine, uint8_t elfclass)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i]->machine == machine &&
+		    arches[i]->elfclass == elfclass)
+			return arches[i];
+	return NULL;
+}

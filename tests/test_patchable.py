@@ -1,0 +1,196 @@
+# --patchable-entries: the table made from the compiler's
+# __patchable_function_entries lists (-fpatchable-function-entry=N[,M]),
+# live entries only, sorted; the driver keeps the lists while it checks
+# and discards them in one last link.  x86_64 with gcc and clang, GNU ld
+# and lld; aarch64 with gcc (bti landing pads, and the kernel's 4,2 form
+# with two nops before the entry), run under qemu-user.
+
+import re
+
+import pytest
+
+from lptest import (link_driver, links_taken, require_compiler_ld,
+                    require_tools, run, section_headers, symbols, write)
+
+PROG = r"""
+#include <stdio.h>
+#ifdef __clang__
+#define NOIPA __attribute__((noinline))
+#else
+#define NOIPA __attribute__((noipa))
+#endif
+NOIPA int leaf(int x) { return x * 3 + 1; }
+static NOIPA int st(int x) { return leaf(x) + 2; }
+/* overridden by strong.c: its body and its list entry stay, dead */
+__attribute__((weak)) NOIPA int weak_fn(int x) { return x * 100; }
+__attribute__((patchable_function_entry(0, 0))) NOIPA int quiet(int x)
+{
+	return x - 1;
+}
+int main(void)
+{
+	printf("sum %d\n", st(1) + weak_fn(5) + quiet(4));
+	return 0;
+}
+"""
+STRONG = "int weak_fn(int x) { return x + 11; }\n"
+EXPECTED_OUTPUT = "sum 25\n"	# st(1) 6 + weak_fn(5) 16 + quiet(4) 3
+TRACED = {"main", "leaf", "st", "weak_fn"}
+
+# (id, compiler, linker, -fpatchable-function-entry value, extra flags)
+CASES = [
+    ("x86_64-gcc-bfd", "gcc", "bfd", "5", ()),
+    ("x86_64-gcc-lld", "gcc", "lld", "5", ()),
+    ("x86_64-clang-bfd", "clang", "bfd", "5", ()),
+    ("x86_64-clang-lld", "clang", "lld", "5", ()),
+    ("x86_64-gcc-ibt", "gcc", "bfd", "5", ("-fcf-protection=branch",)),
+    ("aarch64-gcc-bti", "aarch64-linux-gnu-gcc", None, "2",
+     ("-mbranch-protection=standard",)),
+    ("aarch64-gcc-4,2", "aarch64-linux-gnu-gcc", None, "4,2", ()),
+]
+
+NOPS = {"x86_64": ("nop", "nopl", "nopw", "xchg"), "aarch64": ("nop",)}
+PREFIXES = ("endbr64", "bti")
+
+
+def arch_of(cc):
+    return "aarch64" if cc.startswith("aarch64") else "x86_64"
+
+
+def objdump_of(cc):
+    return "aarch64-linux-gnu-objdump" if arch_of(cc) == "aarch64" \
+        else "objdump"
+
+
+def runner(cc, image):
+    if arch_of(cc) == "aarch64":
+        require_tools("qemu-aarch64")
+        return ["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", image]
+    return [image]
+
+
+def build(tmp_path, cc, ld, entry, flags):
+    require_tools(cc, objdump_of(cc), "readelf")
+    if ld:
+        require_compiler_ld(cc, ld)
+    objs = []
+    for name, src in (("prog.c", PROG), ("strong.c", STRONG)):
+        path = write(tmp_path / name, src)
+        obj = path.with_suffix(".o")
+        run([cc, "-O2", f"-fpatchable-function-entry={entry}", *flags,
+             "-c", path, "-o", obj])
+        objs.append(obj)
+    cmd = [cc] + ([f"-fuse-ld={ld}"] if ld else [])
+    return cmd + [str(o) for o in objs]
+
+
+_INSN = re.compile(r"^\s*([0-9a-f]+):\t[0-9a-f ]+?\s*\t(\S+)")
+
+
+def ground_truth(cc, image, entry):
+    """{address: function} from the final image's disassembly: for each
+    function of the program, the first nop its entry holds (after
+    endbr64/bti), or with N,M the first of the M nops before it."""
+    pre = int(entry.split(",")[1]) if "," in entry else 0
+    insn_len = 4 if arch_of(cc) == "aarch64" else None
+    out = run([objdump_of(cc), "-d", "-w", "-j", ".text", image]).stdout
+    insns = [(int(m[1], 16), m[2]) for m in map(_INSN.match, out.splitlines())
+             if m]
+    at = {a: i for i, (a, _) in enumerate(insns)}
+    truth = {}
+    for s in symbols(image):
+        if s["name"] not in TRACED or s["type"] != "FUNC":
+            continue
+        i = at[s["value"]]
+        if pre:
+            # the M nops just before the symbol (aarch64: 4 bytes each)
+            addr = s["value"] - pre * insn_len
+            assert all(insns[at[addr + k * insn_len]][1] == "nop"
+                       for k in range(pre)), s
+            truth[addr] = s["name"]
+            continue
+        if insns[i][1] in PREFIXES:
+            i += 1
+        assert insns[i][1] in NOPS[arch_of(cc)], (s, insns[i])
+        truth[insns[i][0]] = s["name"]
+    return truth
+
+
+def stats(text):
+    return {m.group(1).strip(): int(m.group(2)) for m in
+            re.finditer(r"^  (\D+?)\s+(\d+)\s*$", text, re.M)}
+
+
+@pytest.mark.parametrize("cc,ld,entry,flags", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_patchable_table(tmp_path, linkpass, cc, ld, entry, flags):
+    """The driver's table holds exactly the live functions' entries, in
+    order; the stable image checks clean, its dead weak body's entry is
+    dropped; the output has no compiler list left and runs."""
+    cmd = build(tmp_path, cc, ld, entry, flags)
+    image = tmp_path / "prog"
+    proc = link_driver(image, cmd, "--patchable-entries", "--keep-relocs",
+                       "--keep-temps", linkpass=linkpass)
+    # two links to be stable, one to discard the compiler's lists
+    assert links_taken(proc.stdout) == 3
+    assert "__patchable_function_entries" not in section_headers(image)
+    truth = ground_truth(cc, image, entry)
+    assert set(truth.values()) == TRACED
+    assert linkpass.dump(image) == sorted(truth)
+
+    # the stable image (link 2) still has the lists: check and stats
+    tmp = re.search(r"temporary files kept in (\S+)", proc.stderr)[1]
+    stable = f"{tmp}/.tmp_image2"
+    status, chk = linkpass.check(stable, "--patchable-entries")
+    assert status == 0, chk.stdout
+    st = stats(linkpass.run("scan", stable, "-o", tmp_path / "t.o",
+                            "--patchable-entries", "--stats").stdout)
+    assert st["dropped: no function symbol"] == 1, st	# the weak body
+    assert st["table entries"] == len(TRACED), st
+    assert run(runner(cc, image)).stdout == EXPECTED_OUTPUT
+
+    stripped = tmp_path / "prog.stripped"
+    link_driver(stripped, cmd, "--patchable-entries", linkpass=linkpass)
+    assert run(runner(cc, stripped)).stdout == EXPECTED_OUTPUT
+
+
+def test_check_lists_every_entry_missing(tmp_path, linkpass):
+    """An image linked with -q and no table: check --patchable-entries
+    names each live entry as missing, nothing else."""
+    cmd = build(tmp_path, "gcc", "bfd", "5", ())
+    image = tmp_path / "plain"
+    run(cmd + ["-Wl,-q", "-o", image])
+    truth = ground_truth("gcc", image, "5")
+    status, proc = linkpass.check(image, "--patchable-entries")
+    assert status == 1
+    missing = re.findall(r"^\s*missing 0x([0-9a-f]+) ", proc.stdout, re.M)
+    assert sorted(int(m, 16) for m in missing) == sorted(truth)
+
+
+def test_errors(tmp_path, linkpass):
+    """No list, or a list without its relocations: one line naming the
+    file, the section and the fix; exit 2; no table written."""
+    cmd = build(tmp_path, "gcc", "bfd", "5", ())
+    out = tmp_path / "t.o"
+    image = tmp_path / "norelocs"
+    run(cmd + ["-o", image])
+    proc = linkpass.run("scan", image, "-o", out, "--patchable-entries",
+                        check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"linkpass: {image}: __patchable_function_entries: no relocations "
+        "kept for it; link the image with -q (--emit-relocs)\n")
+    assert not out.exists()
+
+    plain = tmp_path / "plain.c"
+    write(plain, "int main(void) { return 0; }\n")
+    image = tmp_path / "nolist"
+    run(["gcc", "-Wl,-q", plain, "-o", image])
+    proc = linkpass.run("scan", image, "-o", out, "--patchable-entries",
+                        check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"linkpass: {image}: __patchable_function_entries: no such section: "
+        "compile with -fpatchable-function-entry and keep the section in "
+        "every link\n")
+    assert not out.exists()
