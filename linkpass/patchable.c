@@ -194,6 +194,9 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 		return lp_error(im->path, PATCHABLE_SECTION,
 				"no such section: compile with -fpatchable-function-entry and keep the section in every link");
 	t0 = now_ns();
+	/* scan and check open the image lazily; this path wants them all */
+	if (image_symbols(im) < 0)
+		return -1;
 	funcs_build(im, &r->funcs);
 	r->explained = true;
 	r->stats.ns_symbols = now_ns() - t0;
