@@ -10,7 +10,8 @@
 #     entries), each with its table linked in, when the toolchain can,
 #     and their objects before and after linkpass obj;
 #   - aarch64 and riscv64 -pg images, and aarch64 and x86_64
-#     -fpatchable-function-entry images, before and after their table.
+#     -fpatchable-function-entry images, before and after their table;
+#   - the non-PIE image linked from a strip -x'd object (refused).
 set -euo pipefail
 
 out=${1:?usage: make-seeds.sh OUTDIR}
@@ -68,6 +69,12 @@ build() {
 
 build nopie "-pg -mfentry -O2 -fno-pie" -- gcc -no-pie -Wl,-q ||
 	echo "make-seeds.sh: no non-PIE seed" >&2
+# s.o stripped with strip -x before the link: its static helper() has no
+# symbol and is called, so scan refuses the image (linkpass/reach.c)
+strip -x -o "$work/nopie-s-x.o" "$out/obj-nopie-s.o" &&
+	gcc -no-pie -Wl,-q "$work/nopie-s-x.o" "$work/nopie-w.o" \
+		"$work/nopie-stub.o" -o "$out/nopie-stripped-objects" ||
+	echo "make-seeds.sh: no stripped-objects seed" >&2
 build i386 "-m32 -ffreestanding -fno-pie -pg -mfentry -O2" -- \
 	ld -m elf_i386 -q -e main 2>/dev/null ||
 	echo "make-seeds.sh: no i386 seed (no 32-bit toolchain)" >&2

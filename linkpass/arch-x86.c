@@ -8,7 +8,11 @@
  * lld keeps the original R_X86_64_GOTPCRELX, so both are accepted.
  */
 #include <elf.h>
+#include <stdbool.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "arch.h"
 #include "x86-insn.h"
@@ -171,6 +175,95 @@ static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	return n + 5;
 }
 
+static enum ref_kind x86_64_reloc_ref(uint32_t type)
+{
+	switch (type) {
+	case R_X86_64_64:
+	case R_X86_64_32:
+	case R_X86_64_32S:
+		return REF_ABS;
+	case R_X86_64_PC32:
+	case R_X86_64_PLT32:
+	/* GOT loads the linker relaxed into lea/mov $imm keep these */
+	case R_X86_64_GOTPCRELX:
+	case R_X86_64_REX_GOTPCRELX:
+		return REF_PCREL;
+	default:
+		return REF_NONE;
+	}
+}
+
+static enum ref_kind i386_reloc_ref(uint32_t type)
+{
+	switch (type) {
+	case R_386_32:
+		return REF_ABS;
+	case R_386_PC32:
+	case R_386_PLT32:
+		return REF_PCREL;
+	default:
+		return REF_NONE;
+	}
+}
+
+/* Is there a branch with a 32-bit displacement at @p, and where to? */
+static inline bool x86_branch_at(const uint8_t *code, uint64_t size,
+				 uint64_t p, uint64_t addr, uint64_t *target)
+{
+	unsigned int n;
+	int32_t rel;
+
+	if (code[p] == X86_OP_CALL || code[p] == X86_OP_JMP)
+		n = 1;
+	else if (code[p] == X86_OP_TWOBYTE && p + 6 <= size &&
+		 code[p + 1] >= X86_OP2_JCC_FIRST &&
+		 code[p + 1] <= X86_OP2_JCC_LAST)
+		n = 2;
+	else
+		return false;
+	memcpy(&rel, code + p + n, sizeof(rel));
+	*target = addr + p + n + 4 + (uint64_t)(int64_t)rel;
+	return true;
+}
+
+/*
+ * The next byte that could start "call rel32", "jmp rel32" or
+ * "jcc rel32".  Position by position, not instruction by instruction:
+ * a displacement that happens to hit a given address by chance has a
+ * probability of 2^-32 per position (see reach.c).  With SSE2 (every
+ * x86_64 host) 16 bytes are compared with e8, e9 and 0f at once.
+ */
+static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
+				uint64_t from, uint64_t addr, uint64_t *target)
+{
+	uint64_t p = from;
+#ifdef __SSE2__
+	const __m128i call = _mm_set1_epi8((char)X86_OP_CALL);
+	const __m128i jmp = _mm_set1_epi8((char)X86_OP_JMP);
+	const __m128i twobyte = _mm_set1_epi8((char)X86_OP_TWOBYTE);
+	unsigned int m, k;
+	__m128i v;
+
+	/* a whole block, and the longest branch from its last byte */
+	for (; size >= 22 && p <= size - 22; p += 16) {
+		v = _mm_loadu_si128((const __m128i *)(const void *)(code + p));
+		m = (unsigned int)_mm_movemask_epi8(
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, call),
+						  _mm_cmpeq_epi8(v, jmp)),
+				     _mm_cmpeq_epi8(v, twobyte)));
+		for (; m; m &= m - 1) {
+			k = (unsigned int)__builtin_ctz(m);
+			if (x86_branch_at(code, size, p + k, addr, target))
+				return p + k;
+		}
+	}
+#endif
+	for (; p + 5 <= size; p++)
+		if (x86_branch_at(code, size, p, addr, target))
+			return p;
+	return size;
+}
+
 const struct arch arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -185,6 +278,8 @@ const struct arch arch_x86_64 = {
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = x86_padding_len,
 	.direct_call = x86_direct_call,
+	.reloc_ref = x86_64_reloc_ref,
+	.next_branch = x86_next_branch,
 };
 
 const struct arch arch_i386 = {
@@ -201,4 +296,6 @@ const struct arch arch_i386 = {
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = i386_padding_len,
 	.direct_call = x86_direct_call,
+	.reloc_ref = i386_reloc_ref,
+	.next_branch = x86_next_branch,
 };

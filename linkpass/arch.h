@@ -27,6 +27,14 @@ enum call_form {
 			 * it implies: corrupt input, an error */
 };
 
+/* What a code or data relocation says about the address it refers to. */
+enum ref_kind {
+	REF_NONE,	/* not an address (GOT slot, TLS, size, ...) */
+	REF_ABS,	/* the field holds S + A: the address itself */
+	REF_PCREL,	/* a 4-byte field of S + A - P at the end of an
+			 * instruction: the address is S + A + 4 */
+};
+
 /* The longest entry prefix of any architecture (endbr64: 4 bytes). */
 #define ARCH_ENTRY_PREFIX_MAX 4
 
@@ -67,6 +75,19 @@ struct arch {
 	 */
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
+	/*
+	 * For reach.c (is a function entry without a symbol reached?),
+	 * both optional: NULL leaves that evidence out.  reloc_ref: how
+	 * relocation @type refers to an address.  next_branch: the first
+	 * offset at or after @from where @code (loaded at @addr, @size
+	 * bytes) may hold a direct call or jump with a 32-bit
+	 * displacement, its destination in *@target; @size when none.
+	 * Bytes are not decoded, so any position matches (see reach.c).
+	 */
+	enum ref_kind (*reloc_ref)(uint32_t type);
+	uint64_t (*next_branch)(const uint8_t *code, uint64_t size,
+				uint64_t from, uint64_t addr,
+				uint64_t *target);
 	/*
 	 * Architectures whose mcount call follows the prologue (aarch64,
 	 * riscv64): may the bytes [@from, @to) of @code, from a function's

@@ -17,6 +17,7 @@
 #include "entries.h"
 #include "order.h"
 #include "patchable.h"
+#include "reach.h"
 #include "relocs.h"
 #include "table_read.h"
 #include "util.h"
@@ -842,6 +843,8 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 				*kept_unsorted = true;
 			kept[nkept++] = *s;
 			prev = &kept[nkept - 1];
+		} else if (s->entry_style) {
+			reach_note(r, s);	/* reach_check() decides */
 		}
 	}
 	free(cand);
@@ -1077,6 +1080,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	r->stats.ns_filter = now_ns() - t0;
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
+	/* the same for objects stripped before the link (reach.c) */
+	if (reach_check(im, r) < 0)
+		goto out_free;
 	ret = 0;
 
 out_free:
@@ -1099,6 +1105,7 @@ void scan_result_free(struct scan_result *r)
 {
 	free(r->kept);
 	free(r->dropped);
+	free(r->unentered);
 	if (r->anchors)
 		anchor_cands_free(r->anchors);
 	free(r->anchors);

@@ -90,6 +90,12 @@ struct scan_result {
 	size_t ndropped;
 	struct funcs funcs;	/* empty unless explained */
 	bool explained;		/* the scan ran with reasons on */
+	/*
+	 * Without reasons: the entry-style calls in traced sections at
+	 * no function entry, their reason not worked out (reach.c).
+	 */
+	struct site *unentered;
+	size_t nunentered, capunentered;
 	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
 	struct anchor_cands *anchors;
 	struct scan_stats stats;

@@ -699,11 +699,9 @@ def test_gcc_record_mcount_oracle(linkpass, tmp_path, ld, opt, mode):
     "-Wl,-x", "-Wl,--discard-all",
     # Objects stripped before the link: crt1/crtbegin still bring local
     # function symbols, so "the image has no local function symbol" does
-    # not fire, and a stripped static function looks like an overridden
-    # weak body.  Not detected yet (see the closing note of issue 15).
-    pytest.param("strip -x", marks=pytest.mark.xfail(strict=True, reason=(
-        "objects stripped before the link are not detected: crt's local "
-        "symbols remain")))])
+    # not fire; the stripped static function is refused because its
+    # entry is called (linkpass/reach.c).
+    "strip -x"])
 def test_discarded_local_symbols_refused(linkpass, tmp_path, how):
     """Linked with -x (or objects stripped with strip -x), static
     functions have no symbol: their live sites would be dropped as "no

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Is a function entry without a symbol reached?
+ *
+ * The scan drops a call to the mcount symbol that lies in no function
+ * symbol: in a linked image that is an overridden weak function's dead
+ * body.  A static function whose local symbol was stripped from its
+ * object before the link (strip -x) has no symbol either, and its call
+ * would be dropped the same way, silently.  What tells them apart:
+ *
+ *  - a dead weak body is unreachable.  Every call and address reference
+ *    to a weak function names its symbol (it can be interposed), and the
+ *    linker resolved those names to the strong definition.  The one
+ *    exception seen is gcc's self-recursion through a local alias
+ *    ("call walk.localalias", resolved by the assembler): it comes from
+ *    inside the body, so references from the body itself do not count.
+ *  - a live static function is reached: a relocation kept by -q whose
+ *    target (S + A, usually a section symbol plus an addend) is its
+ *    entry, or, for a call within its own input section that the
+ *    assembler resolved, a direct call or jump with a 32-bit
+ *    displacement whose destination is its entry.
+ *
+ * Relocations count from code sections (every type that names an
+ * address) and from allocated data (absolute ones: function pointers),
+ * but not from the tables that list every function or call site whether
+ * live or dead: the mcount tables and PC-relative metadata (.eh_frame,
+ * and a kernel's ORC, IBT and other objtool tables).  The byte scan
+ * looks at every position of the candidate's section without decoding
+ * instructions: a position that is not really a branch hits one given
+ * entry with probability 2^-32, so a false "reached" needs about 2^32
+ * bytes of code per dead body.
+ *
+ * The entry is the call itself, or the endbr64 just before it.  The
+ * body runs to the next candidate entry, the next function symbol or
+ * the section's end, whichever comes first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reach.h"
+#include "relocs.h"
+#include "util.h"
+
+struct cand {
+	uint64_t entry;		/* address of the entry */
+	uint64_t end;		/* the next candidate's entry or the
+				 * section's end */
+	uint64_t far_self;	/* the farthest reference from inside
+				 * [entry, end); 0: none */
+	uint32_t shndx;
+	bool reached;
+};
+
+/*
+ * Most references point elsewhere: a bit per 16-byte bucket of the
+ * candidates' address range answers "not a candidate" for most of
+ * them without a search.
+ */
+#define BUCKET_SHIFT	4
+#define BUCKETS_MAX	((uint64_t)1 << 28)	/* 32 MiB of bits at most */
+
+struct reach {
+	struct image *im;
+	struct cand *v;
+	size_t n;
+	uint64_t *bucket;	/* NULL: the range is too wide, search */
+};
+
+void reach_note(struct scan_result *r, const struct site *s)
+{
+	if (r->nunentered == r->capunentered) {
+		r->capunentered = r->capunentered ? 2 * r->capunentered : 16;
+		r->unentered = xrealloc(r->unentered, r->capunentered *
+					sizeof(*r->unentered));
+	}
+	r->unentered[r->nunentered++] = *s;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* The first candidate whose entry is >= @addr (n when none). */
+static size_t lower_bound(const struct reach *rc, uint64_t addr)
+{
+	size_t lo = 0, hi = rc->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rc->v[mid].entry < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* @place refers to @addr: mark the candidate entered there, if any. */
+static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
+{
+	size_t i;
+
+	uint64_t b;
+
+	if (!rc->n || addr < rc->v[0].entry || addr > rc->v[rc->n - 1].entry)
+		return;
+	b = (addr - rc->v[0].entry) >> BUCKET_SHIFT;
+	if (rc->bucket && !(rc->bucket[b / 64] & (1ULL << (b % 64))))
+		return;
+	i = lower_bound(rc, addr);
+	if (i >= rc->n || rc->v[i].entry != addr)
+		return;
+	if (place < addr || place >= rc->v[i].end)
+		rc->v[i].reached = true;
+	else if (place > rc->v[i].far_self)
+		rc->v[i].far_self = place;	/* resolve_symbols() decides */
+}
+
+/* The sites to look at: entry-style calls in no function symbol. */
+static void add_site(struct reach *rc, const struct site *s)
+{
+	struct image *im = rc->im;
+	const struct section *sec;
+	struct cand *c;
+	uint64_t off;
+
+	if (!s->entry_style || s->shndx == 0 || s->shndx >= im->nsecs)
+		return;
+	sec = &im->secs[s->shndx];
+	if (!sec->bytes || s->addr < sec->sh.sh_addr ||
+	    s->addr - sec->sh.sh_addr > sec->sh.sh_size)
+		return;
+	off = s->addr - sec->sh.sh_addr;
+	c = &rc->v[rc->n++];
+	memset(c, 0, sizeof(*c));
+	c->shndx = s->shndx;
+	c->entry = s->addr;
+	if (off >= ARCH_ENTRY_PREFIX_MAX &&
+	    im->arch->entry_prefix(sec->bytes + off - ARCH_ENTRY_PREFIX_MAX,
+				   ARCH_ENTRY_PREFIX_MAX) == ARCH_ENTRY_PREFIX_MAX)
+		c->entry -= ARCH_ENTRY_PREFIX_MAX;
+	c->end = sec->sh.sh_addr + sec->sh.sh_size;
+}
+
+static void gather(struct reach *rc, const struct scan_result *r)
+{
+	const struct site *v = r->explained ? r->dropped : r->unentered;
+	size_t n = r->explained ? r->ndropped : r->nunentered, i, k;
+
+	rc->v = xmalloc((n ? n : 1) * sizeof(*rc->v));
+	for (i = 0; i < n; i++)
+		if (!r->explained || v[i].verdict == DROP_DEAD_BODY ||
+		    v[i].verdict == DROP_NO_FUNC)
+			add_site(rc, &v[i]);
+	/* the scan hands them over in address order, as a rule */
+	for (i = 1; i < rc->n; i++)
+		if (rc->v[i - 1].entry > rc->v[i].entry)
+			break;
+	if (i < rc->n)
+		qsort(rc->v, rc->n, sizeof(*rc->v), cmp_entry);
+	/* one per entry; a body ends where the next one starts */
+	for (i = k = 0; i < rc->n; i++) {
+		if (k && rc->v[k - 1].entry == rc->v[i].entry)
+			continue;
+		if (k && rc->v[k - 1].shndx == rc->v[i].shndx)
+			rc->v[k - 1].end = rc->v[i].entry;
+		rc->v[k++] = rc->v[i];
+	}
+	rc->n = k;
+}
+
+/*
+ * One pass over the function symbols, only when a candidate was reached
+ * or referenced from after its entry (rare: a stripped static function,
+ * or gcc's self-recursion).  A reference from inside [entry, end) counts
+ * when a function symbol starts between the entry and it: the body ends
+ * there.  A call that a function symbol covers is not a candidate
+ * (without reasons the scan could not tell; a call inside a live
+ * function).  Coverage is counted over index ranges, so a malformed
+ * image with many huge symbols costs n log n, not n * m.
+ */
+static void resolve_symbols(struct reach *rc)
+{
+	const struct symbol *sym;
+	long *cover = xcalloc(rc->n + 1, sizeof(*cover));
+	uint64_t last;
+	size_t i, a, b;
+	long depth = 0;
+	struct cand *c;
+
+	for (i = 0; i < rc->im->nsyms; i++) {
+		sym = &rc->im->syms[i];
+		if ((sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) ||
+		    sym->shndx == SHN_UNDEF || sym->shndx >= rc->im->nsecs)
+			continue;
+		a = lower_bound(rc, sym->value);
+		if (a > 0) {
+			c = &rc->v[a - 1];
+			if (c->shndx == sym->shndx && sym->value > c->entry &&
+			    c->far_self >= sym->value)
+				c->reached = true;
+		}
+		if (!sym->size)
+			continue;
+		last = sym->size - 1 > UINT64_MAX - sym->value ?
+		       UINT64_MAX : sym->value + (sym->size - 1);
+		b = last == UINT64_MAX ? rc->n : lower_bound(rc, last + 1);
+		cover[a]++;
+		cover[b]--;
+	}
+	for (i = 0; i < rc->n; i++) {
+		depth += cover[i];
+		if (depth > 0)
+			rc->v[i].reached = false;	/* not a candidate */
+	}
+	free(cover);
+}
+
+static void make_buckets(struct reach *rc)
+{
+	uint64_t n, b;
+	size_t i;
+
+	n = ((rc->v[rc->n - 1].entry - rc->v[0].entry) >> BUCKET_SHIFT) + 1;
+	if (n > BUCKETS_MAX)
+		return;
+	rc->bucket = xcalloc((size_t)(n + 63) / 64, sizeof(*rc->bucket));
+	for (i = 0; i < rc->n; i++) {
+		b = (rc->v[i].entry - rc->v[0].entry) >> BUCKET_SHIFT;
+		rc->bucket[b / 64] |= 1ULL << (b % 64);
+	}
+}
+
+/* Does relocation section @rsec hold references to look at? */
+static bool refs_section(const struct image *im, const struct section *rsec)
+{
+	const struct section *t;
+
+	if ((rsec->sh.sh_type != SHT_RELA && rsec->sh.sh_type != SHT_REL) ||
+	    (rsec->sh.sh_flags & SHF_ALLOC) ||	/* dynamic relocations */
+	    rsec->sh.sh_info == 0 || rsec->sh.sh_info >= im->nsecs)
+		return false;
+	t = &im->secs[rsec->sh.sh_info];
+	if (!(t->sh.sh_flags & SHF_ALLOC) || t->sh.sh_type == SHT_NOBITS)
+		return false;
+	/* tables of every call site, dead ones included */
+	return strcmp(t->name, "__mcount_loc") &&
+	       strcmp(t->name, "__patchable_function_entries");
+}
+
+#define KIND_CACHE 64	/* relocation types below this: kinds looked up once */
+
+/* The address relocation @rel refers to, or false. */
+static inline __attribute__((always_inline)) bool
+ref_target(const struct image *im, enum reloc_layout l,
+	   const struct section *t, const uint8_t *kinds,
+	   const struct reloc *rel, uint64_t *addr)
+{
+	enum ref_kind kind = rel->type < KIND_CACHE ? kinds[rel->type] :
+			     im->arch->reloc_ref(rel->type);
+	bool code = t->sh.sh_flags & SHF_EXECINSTR;
+	uint64_t off = rel->offset - t->sh.sh_addr;
+	int32_t field;
+
+	if (kind == REF_NONE || (!code && kind != REF_ABS))
+		return false;
+	if (reloc_has_addend(l)) {
+		if (rel->sym >= im->nsyms)
+			return false;
+		*addr = im->syms[rel->sym].value + (uint64_t)rel->addend;
+	} else {
+		/* Rel: the addend is gone; the linked field holds the value */
+		if (!t->bytes || rel->offset < t->sh.sh_addr ||
+		    off > t->sh.sh_size || t->sh.sh_size - off < sizeof(field))
+			return false;
+		memcpy(&field, t->bytes + off, sizeof(field));
+		*addr = kind == REF_ABS ? (uint32_t)field :
+			rel->offset + (uint64_t)(int64_t)field;
+	}
+	if (kind == REF_PCREL)
+		*addr += 4;
+	return true;
+}
+
+/* One loop per layout (see relocs.h); @l is a constant in each copy. */
+static inline __attribute__((always_inline)) void
+refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
+	const uint8_t *kinds)
+{
+	struct reloc rel;
+	uint64_t addr;
+	size_t j;
+
+	for (j = 0; j < rs->count; j++) {
+		reloc_get(l, rs->base, j, &rel);
+		if (ref_target(rc->im, l, rs->target, kinds, &rel, &addr))
+			reaches(rc, rel.offset, addr);
+	}
+}
+
+static int scan_relocs(struct reach *rc)
+{
+	struct image *im = rc->im;
+	uint8_t kinds[KIND_CACHE];
+	enum reloc_layout l;
+	struct relocs rs;
+	size_t i;
+
+	for (i = 0; i < KIND_CACHE; i++)
+		kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
+	for (i = 1; i < im->nsecs; i++) {
+		if (!refs_section(im, &im->secs[i]))
+			continue;
+		if (image_relocs(im, &im->secs[i], &rs) < 0)
+			return -1;
+		l = reloc_layout_of(im, rs.rsec);
+		if (!reloc_has_addend(l) && !image_section_bytes(im, rs.target))
+			return -1;
+		switch (l) {
+		case RELA64:
+			refs_in(rc, RELA64, &rs, kinds);
+			break;
+		case REL64:
+			refs_in(rc, REL64, &rs, kinds);
+			break;
+		case RELA32:
+			refs_in(rc, RELA32, &rs, kinds);
+			break;
+		default:
+			refs_in(rc, REL32, &rs, kinds);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Direct branches in the sections that hold candidates. */
+static void scan_branches(struct reach *rc)
+{
+	const struct arch *a = rc->im->arch;
+	const struct section *sec;
+	uint64_t p, target;
+	size_t i;
+
+	for (i = 0; i < rc->n; i++) {
+		if (i && rc->v[i - 1].shndx == rc->v[i].shndx)
+			continue;	/* entries are sorted: one section at a time */
+		sec = &rc->im->secs[rc->v[i].shndx];
+		for (p = 0; (p = a->next_branch(sec->bytes, sec->sh.sh_size, p,
+						  sec->sh.sh_addr, &target)) <
+			    sec->sh.sh_size; p++)
+			reaches(rc, sec->sh.sh_addr + p, target);
+	}
+}
+
+static int refuse(struct reach *rc)
+{
+	struct section *sec = NULL;
+	const struct cand *first = NULL;
+	char place[160];
+	size_t i, n = 0;
+
+	for (i = 0; i < rc->n && !n; i++)
+		n = rc->v[i].reached || rc->v[i].far_self;
+	if (!n)
+		return 0;
+	resolve_symbols(rc);
+	n = 0;
+	for (i = 0; i < rc->n; i++)
+		if (rc->v[i].reached && !n++)
+			first = &rc->v[i];
+	if (!n)
+		return 0;
+	sec = &rc->im->secs[first->shndx];
+	snprintf(place, sizeof(place), "%s+0x%llx (0x%llx)", sec->name,
+		 (unsigned long long)(first->entry - sec->sh.sh_addr),
+		 (unsigned long long)first->entry);
+	return lp_error(rc->im->path, place,
+			"%zu function entr%s in no function symbol %s called or referenced, so %s mcount call%s would be dropped as dead code: local symbols were discarded from %s object%s (strip -x?); link objects that keep local symbols",
+			n, n == 1 ? "y" : "ies", n == 1 ? "is" : "are",
+			n == 1 ? "its" : "their", n == 1 ? "" : "s",
+			n == 1 ? "its" : "their", n == 1 ? "" : "s");
+}
+
+int reach_check(struct image *im, const struct scan_result *r)
+{
+	struct reach rc = { .im = im };
+	int ret = 0;
+
+	if (im->ehdr.e_type == ET_REL || !im->arch->reloc_ref ||
+	    !im->arch->next_branch)
+		return 0;
+	if (!(r->explained ? r->stats.verdicts[DROP_DEAD_BODY] +
+			     r->stats.verdicts[DROP_NO_FUNC] :
+			     r->nunentered))
+		return 0;
+	gather(&rc, r);
+	if (rc.n) {
+		/* the scan may have read them in place; decoded once here */
+		ret = image_symbols(im);
+		if (ret < 0)
+			goto out_free;
+		make_buckets(&rc);
+		ret = scan_relocs(&rc);
+		if (!ret) {
+			scan_branches(&rc);
+			ret = refuse(&rc);
+		}
+	}
+out_free:
+	free(rc.bucket);
+	free(rc.v);
+	return ret;
+}
