@@ -433,29 +433,7 @@ decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 		struct symbol *s = &im->syms[i];
 		uint32_t name;
 
-		if (cls == ELFCLASS64) {
-			Elf64_Sym e;
-
-			memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
-			name = e.st_name;
-			s->value = e.st_value;
-			s->size = e.st_size;
-			s->shndx = e.st_shndx;
-			s->type = ELF64_ST_TYPE(e.st_info);
-			s->bind = ELF64_ST_BIND(e.st_info);
-			s->vis = ELF64_ST_VISIBILITY(e.st_other);
-		} else {
-			Elf32_Sym e;
-
-			memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
-			name = e.st_name;
-			s->value = e.st_value;
-			s->size = e.st_size;
-			s->shndx = e.st_shndx;
-			s->type = ELF32_ST_TYPE(e.st_info);
-			s->bind = ELF32_ST_BIND(e.st_info);
-			s->vis = ELF32_ST_VISIBILITY(e.st_other);
-		}
+		name = sym_decode_raw(cls == ELFCLASS64, in->syms, i, s);
 		if (check_symbol(im, in, i, name) < 0)
 			return -1;
 		im->nlocal_funcs += s->type == STT_FUNC && s->bind == STB_LOCAL;

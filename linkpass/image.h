@@ -103,6 +103,39 @@ int image_open_lazy(struct image *im, const char *path, enum image_kind kind);
 int image_symbols(struct image *im);
 
 /*
+ * Entry @i of a raw symbol table (the mapped bytes, either class) into
+ * *@s, all but the name; returns its st_name.  The one decoder of
+ * symbol fields: image_sym_get() and image_symbols() both use it.
+ */
+static inline __attribute__((always_inline)) uint32_t
+sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
+{
+	if (is64) {
+		Elf64_Sym e;
+
+		memcpy(&e, syms + i * sizeof(e), sizeof(e));
+		s->value = e.st_value;
+		s->size = e.st_size;
+		s->shndx = e.st_shndx;
+		s->type = ELF64_ST_TYPE(e.st_info);
+		s->bind = ELF64_ST_BIND(e.st_info);
+		s->vis = ELF64_ST_VISIBILITY(e.st_other);
+		return e.st_name;
+	} else {
+		Elf32_Sym e;
+
+		memcpy(&e, syms + i * sizeof(e), sizeof(e));
+		s->value = e.st_value;
+		s->size = e.st_size;
+		s->shndx = e.st_shndx;
+		s->type = ELF32_ST_TYPE(e.st_info);
+		s->bind = ELF32_ST_BIND(e.st_info);
+		s->vis = ELF32_ST_VISIBILITY(e.st_other);
+		return e.st_name;
+	}
+}
+
+/*
  * Symbol @i (0 < @i < nsyms) read in place into *@s, for the common
  * case only: false when its name is out of range or its section index
  * needs SHN_XINDEX or is out of range.  Then image_symbols() decodes
@@ -114,29 +147,7 @@ static inline bool image_sym_get(const struct image *im, size_t i,
 	const struct sym_input *in = &im->symin;
 	uint32_t name;
 
-	if (in->is64) {
-		Elf64_Sym e;
-
-		memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
-		name = e.st_name;
-		s->value = e.st_value;
-		s->size = e.st_size;
-		s->shndx = e.st_shndx;
-		s->type = ELF64_ST_TYPE(e.st_info);
-		s->bind = ELF64_ST_BIND(e.st_info);
-		s->vis = ELF64_ST_VISIBILITY(e.st_other);
-	} else {
-		Elf32_Sym e;
-
-		memcpy(&e, in->syms + i * sizeof(e), sizeof(e));
-		name = e.st_name;
-		s->value = e.st_value;
-		s->size = e.st_size;
-		s->shndx = e.st_shndx;
-		s->type = ELF32_ST_TYPE(e.st_info);
-		s->bind = ELF32_ST_BIND(e.st_info);
-		s->vis = ELF32_ST_VISIBILITY(e.st_other);
-	}
+	name = sym_decode_raw(in->is64, in->syms, i, s);
 	s->name = in->strs + (name < in->nstrs ? name : 0);
 	/* SHN_XINDEX is above nsecs; reserved indices like SHN_ABS are fine */
 	return name < in->nstrs &&
