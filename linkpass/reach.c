@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "reach.h"
+#include "mcount-table.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -64,6 +65,13 @@ struct reach {
 	struct cand *v;
 	size_t n;
 	uint64_t *bucket;	/* NULL: the range is too wide, search */
+	/*
+	 * A table bracketed by bound symbols inside another section (the
+	 * kernel's __start_mcount_loc..__stop_mcount_loc in .init.data):
+	 * its entries name every call site, dead ones included, so they
+	 * reach nothing.  Empty when there is none.
+	 */
+	uint64_t table_lo, table_hi;
 };
 
 void reach_note(struct scan_result *r, const struct site *s)
@@ -113,6 +121,8 @@ static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
 	i = lower_bound(rc, addr);
 	if (i >= rc->n || rc->v[i].entry != addr)
 		return;
+	if (place >= rc->table_lo && place < rc->table_hi)
+		return;		/* a table entry, not a reference */
 	if (place < addr || place >= rc->v[i].end)
 		rc->v[i].reached = true;
 	else if (place > rc->v[i].far_self)
@@ -385,6 +395,27 @@ static int refuse(struct reach *rc)
 			n == 1 ? "its" : "their", n == 1 ? "" : "s");
 }
 
+/* The bracketed table's range, kernel bounds first (see mcount-table.h). */
+static void table_bounds(struct reach *rc)
+{
+	static const char *const pairs[][2] = {
+		{ MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP },
+		{ MCOUNT_LINKER_START, MCOUNT_LINKER_STOP },
+	};
+	const struct symbol *lo, *hi;
+	size_t j;
+
+	for (j = 0; j < sizeof(pairs) / sizeof(pairs[0]); j++) {
+		lo = image_find_symbol(rc->im, pairs[j][0]);
+		hi = image_find_symbol(rc->im, pairs[j][1]);
+		if (lo && hi && lo->value < hi->value) {
+			rc->table_lo = lo->value;
+			rc->table_hi = hi->value;
+			return;
+		}
+	}
+}
+
 int reach_check(struct image *im, const struct scan_result *r)
 {
 	struct reach rc = { .im = im };
@@ -403,6 +434,7 @@ int reach_check(struct image *im, const struct scan_result *r)
 		ret = image_symbols(im);
 		if (ret < 0)
 			goto out_free;
+		table_bounds(&rc);
 		make_buckets(&rc);
 		ret = scan_relocs(&rc);
 		if (!ret) {

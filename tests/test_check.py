@@ -230,3 +230,39 @@ def test_no_table(linkpass, tmp_path, ld):
         f"{lpfacts.KERNEL_STOP} or {lpfacts.LINKER_START}/"
         f"{lpfacts.LINKER_STOP} symbols, no {lpfacts.SECTION} section)")
 
+
+
+# A kernel-style table in .data, bracketed by the kernel's bounds, with
+# an entry for a dead body (code no function symbol covers, in an image
+# that has local function symbols): the stock 6.1 vmlinux in small.
+DEAD_BODY = """\
+	.text
+	.type	lf, @function
+lf:
+	ret
+	.size	lf, . - lf
+.Ldead:
+	call	__fentry__
+	ret
+	.data
+	.p2align 3
+	.globl	{start}, {stop}
+{start}:
+	.quad	f0, .Ldead
+{stop}:
+"""
+
+
+def test_bracketed_table_entry_is_not_a_reference(linkpass, tmp_path, ld):
+    """The table's own entry for a dead body is stale, not evidence that
+    the body is reached (reach.c skips the bracketed range): check
+    reports it and does not refuse the image as stripped."""
+    image, a = build(tmp_path, ld, 1, ["f0"],
+                     DEAD_BODY.format(start=lpfacts.KERNEL_START,
+                                      stop=lpfacts.KERNEL_STOP))
+    dead = a["lf"] + 1
+    how = f"{lpfacts.KERNEL_START}..{lpfacts.KERNEL_STOP}"
+    rc, lines = check(linkpass, image)
+    assert rc == 1, lines
+    assert lines[0].startswith(f"stale 0x{dead:016x} "), lines
+    assert lines[-1] == summary(image, how, 2, 1, stale=1)
