@@ -12,6 +12,7 @@ reads them.
 """
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -63,6 +64,12 @@ def lines(prefix, stdout):
     return key_values(prefix, stdout)
 
 
+def call_counts(txt):
+    """{(function, caller): number of calls} of a text trace."""
+    return dict(Counter((ev["func"], ev["caller"])
+                        for ev in read_trace(txt)))
+
+
 @pytest.mark.parametrize("cc,ld", MATRIX)
 def test_dlopen_trace_dlclose(cc, ld, tmp_path, linkpass, runtime_lib):
     lptest.require_compiler_ld(cc, ld)
@@ -110,12 +117,9 @@ def test_dlopen_trace_dlclose(cc, ld, tmp_path, linkpass, runtime_lib):
     # lib_mid(0), lib_mid(1): two calls, four of lib_leaf; main_work once
     # before the dlclose and twice after.  Names from the library's own
     # symbols, though it is gone when the trace is written.
-    calls = {}
-    for ev in read_trace(txt):
-        key = (ev["func"], ev["caller"])
-        calls[key] = calls.get(key, 0) + 1
-    assert calls == {("lib_mid", "main"): 2, ("lib_leaf", "lib_mid"): 4,
-                     ("main_work", "main"): 3}
+    assert call_counts(txt) == {("lib_mid", "main"): 2,
+                                ("lib_leaf", "lib_mid"): 4,
+                                ("main_work", "main"): 3}
 
     # Stream mode: the file names the library's functions too (a SYMS
     # record of the libraries at its end), in entry-only and graph mode.
@@ -142,11 +146,7 @@ def test_library_loaded_at_start(cc, ld, tmp_path, linkpass, runtime_lib):
                      proc.stderr, re.M), proc.stderr
     assert re.search(r"enable \"lib_\*\": 2 sites now enabled", proc.stderr), \
         proc.stderr
-    calls = {}
-    for ev in read_trace(txt):
-        key = (ev["func"], ev["caller"])
-        calls[key] = calls.get(key, 0) + 1
-    assert calls == {("lib_mid", "main"): 3, ("lib_leaf", "lib_mid"): 6}
+    assert call_counts(txt) == {("lib_mid", "main"): 3, ("lib_leaf", "lib_mid"): 6}
 
 
 @pytest.mark.parametrize("cc,ld", [MATRIX[0], MATRIX[3]])
@@ -173,9 +173,6 @@ def test_two_libraries_out_of_address_order(cc, ld, tmp_path, linkpass,
                                      "refused": "0"}
     assert key_values("after enable lib=", out)["lib"] == "2"
     assert key_values("after disable all=", out)["all"] == str(nmain + 2)
-    calls = {}
-    for ev in read_trace(txt):
-        key = (ev["func"], ev["caller"])
-        calls[key] = calls.get(key, 0) + 1
-    assert calls == {("lib_mid", "main"): 2, ("lib_leaf", "lib_mid"): 4,
-                     ("main_work", "main"): 3}
+    assert call_counts(txt) == {("lib_mid", "main"): 2,
+                                ("lib_leaf", "lib_mid"): 4,
+                                ("main_work", "main"): 3}
