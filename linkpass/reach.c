@@ -34,6 +34,7 @@
  * body runs to the next candidate entry, the next function symbol or
  * the section's end, whichever comes first.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +264,28 @@ static bool refs_section(const struct image *im, const struct section *rsec)
 
 #define KIND_CACHE 64	/* relocation types below this: kinds looked up once */
 
+/*
+ * Symbol @i's value: the decoded copy when there is one, else read in
+ * place (st_value needs no check; the scan has read every symbol).
+ */
+static inline uint64_t sym_value(const struct image *im, size_t i)
+{
+	const struct sym_input *in = &im->symin;
+	Elf64_Addr v64;
+	Elf32_Addr v32;
+
+	if (im->syms_decoded)
+		return im->syms[i].value;
+	if (in->is64) {
+		memcpy(&v64, in->syms + i * sizeof(Elf64_Sym) +
+		       offsetof(Elf64_Sym, st_value), sizeof(v64));
+		return v64;
+	}
+	memcpy(&v32, in->syms + i * sizeof(Elf32_Sym) +
+	       offsetof(Elf32_Sym, st_value), sizeof(v32));
+	return v32;
+}
+
 /* The address relocation @rel refers to, or false. */
 static inline __attribute__((always_inline)) bool
 ref_target(const struct image *im, enum reloc_layout l,
@@ -280,7 +303,7 @@ ref_target(const struct image *im, enum reloc_layout l,
 	if (reloc_has_addend(l)) {
 		if (rel->sym >= im->nsyms)
 			return false;
-		*addr = im->syms[rel->sym].value + (uint64_t)rel->addend;
+		*addr = sym_value(im, rel->sym) + (uint64_t)rel->addend;
 	} else {
 		/* Rel: the addend is gone; the linked field holds the value */
 		if (!t->bytes || rel->offset < t->sh.sh_addr ||
@@ -416,6 +439,36 @@ static void table_bounds(struct reach *rc)
 	}
 }
 
+/* Every reference and branch into a candidate's entry. */
+static int find_refs(struct reach *rc)
+{
+	if (scan_relocs(rc) < 0)
+		return -1;
+	scan_branches(rc);
+	return 0;
+}
+
+static bool any_hit(const struct reach *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->n; i++)
+		if (rc->v[i].reached || rc->v[i].far_self)
+			return true;
+	return false;
+}
+
+/* Forget what find_refs() found, to run it again. */
+static void forget(struct reach *rc)
+{
+	size_t i;
+
+	for (i = 0; i < rc->n; i++) {
+		rc->v[i].reached = false;
+		rc->v[i].far_self = 0;
+	}
+}
+
 int reach_check(struct image *im, const struct scan_result *r)
 {
 	struct reach rc = { .im = im };
@@ -430,19 +483,27 @@ int reach_check(struct image *im, const struct scan_result *r)
 		return 0;
 	gather(&rc, r);
 	if (rc.n) {
-		/* the scan may have read them in place; decoded once here */
-		ret = image_symbols(im);
-		if (ret < 0)
-			goto out_free;
-		table_bounds(&rc);
 		make_buckets(&rc);
-		ret = scan_relocs(&rc);
-		if (!ret) {
-			scan_branches(&rc);
-			ret = refuse(&rc);
+		ret = find_refs(&rc);
+		/*
+		 * Rare from here: something refers to a candidate's entry.
+		 * Only now are the symbols decoded and a bracketed table
+		 * looked for; its own entries are no references, so with one
+		 * the passes run again without them.
+		 */
+		if (!ret && any_hit(&rc)) {
+			ret = image_symbols(im);
+			if (!ret) {
+				table_bounds(&rc);
+				if (rc.table_lo < rc.table_hi) {
+					forget(&rc);
+					ret = find_refs(&rc);
+				}
+			}
+			if (!ret)
+				ret = refuse(&rc);
 		}
 	}
-out_free:
 	free(rc.bucket);
 	free(rc.v);
 	return ret;
