@@ -42,6 +42,8 @@ static void print_stats(const struct options *o, const struct scan_result *r,
 	printf("  %-40s %.3f ms\n", "time: function index", ms(s->ns_symbols));
 	printf("  %-40s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
 	printf("  %-40s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
+	printf("  %-40s %.3f ms\n", "time: stripped-objects check",
+	       ms(s->ns_reach));
 	printf("  %-40s %.3f ms\n", "time: write table", ms(ns_write));
 	printf("  %-40s %.3f ms\n", "time: total", ms(ns_total));
 }

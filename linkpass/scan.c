@@ -15,6 +15,7 @@
 
 #include "anchor.h"
 #include "entries.h"
+#include "namefilter.h"
 #include "order.h"
 #include "patchable.h"
 #include "reach.h"
@@ -302,7 +303,8 @@ static void match_bounds(const struct image *im, const struct scan_opts *o,
 /* symbol_pass() over symbols [@from, @to). */
 static inline __attribute__((always_inline)) int
 symbol_range(bool raw, const struct image *im, const struct scan_opts *o,
-	     struct sym_pass *p, const uint8_t *first, size_t from, size_t to)
+	     struct sym_pass *p, const struct namefilter *nf, size_t from,
+	     size_t to)
 {
 	struct symbol local;
 	size_t i;
@@ -315,7 +317,7 @@ symbol_range(bool raw, const struct image *im, const struct scan_opts *o,
 			s = &im->syms[i];
 		else if (!image_sym_get(im, i, &local))
 			return -1;
-		f = first[(uint8_t)s->name[0]];
+		f = namefilter_test(nf, s->name);
 		if (__builtin_expect(f != 0, 0)) {
 			if (f & 1)
 				p->is_mcount[i] = mcount_kind(o, s->name);
@@ -342,18 +344,19 @@ symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 	    struct sym_pass *p)
 {
 	size_t j, mid = p->first_global;
-	uint8_t first[256] = { 0 };
+	struct namefilter nf;
 
-	/* the first byte rules out almost every name with one load */
+	/* four bytes rule out almost every name with one load */
+	namefilter_init(&nf, im->symin.strs, im->symin.nstrs);
 	for (j = 0; o->mcount_syms[j]; j++)
-		first[(uint8_t)o->mcount_syms[j][0]] |= 1;
-	if (p->anchors)
-		first['_'] |= 2, first['m'] |= 2;	/* anchor_fallback_names */
+		namefilter_add(&nf, o->mcount_syms[j], 1);
+	for (j = 0; p->anchors && j < ANCHOR_NFALLBACK; j++)
+		namefilter_add(&nf, anchor_fallback_names[j], 2);
 	for (j = 0; o->bounds && j < o->bounds->n; j++)
-		first[(uint8_t)o->bounds->names[j][0]] |= 4;
+		namefilter_add(&nf, o->bounds->names[j], 4);
 	if (mid < 1 || mid > im->nsyms)
 		mid = im->nsyms;
-	if (symbol_range(raw, im, o, p, first, 1, mid) < 0)
+	if (symbol_range(raw, im, o, p, &nf, 1, mid) < 0)
 		return -1;
 	/*
 	 * Past the local symbols (sh_info) with no local function among
@@ -363,7 +366,7 @@ symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 	 */
 	if (raw && mid < im->nsyms && !p->nlocal_funcs)
 		return -1;
-	return symbol_range(raw, im, o, p, first, mid, im->nsyms);
+	return symbol_range(raw, im, o, p, &nf, mid, im->nsyms);
 }
 
 /*
@@ -1081,8 +1084,10 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
 	/* the same for objects stripped before the link (reach.c) */
+	t0 = now_ns();
 	if (reach_check(im, r) < 0)
 		goto out_free;
+	r->stats.ns_reach = now_ns() - t0;
 	ret = 0;
 
 out_free:

@@ -78,6 +78,7 @@ struct scan_stats {
 	uint64_t ns_symbols;	/* function index */
 	uint64_t ns_relocs;	/* relocation scan */
 	uint64_t ns_filter;	/* filtering and sorting */
+	uint64_t ns_reach;	/* the stripped-objects check (reach.c) */
 };
 
 struct anchor_cands;
