@@ -595,6 +595,43 @@ def test_mcount_sym(linkpass, tmp_path):
         sorted({**fentry, **hook})
 
 
+# Names of every length the symbol pass's four-byte filter treats
+# differently (namefilter.h): one and two bytes (first byte only), three
+# (its NUL is the fourth byte), and names that share their first four
+# bytes with other symbols of the image.
+HOOK_NAMES = ["f", "hk", "h3x", "h0x1", "my_h", "my_hook_longer"]
+
+
+def hook_asm(hook):
+    others = [n for n in ("my_h", "my_hx", "my_hook_longer", "h0x1")
+              if n != hook]
+    lines = ["\t.text", f"\t.globl\tc0, c1, {hook}, " + ", ".join(others)]
+    for c in ("c0", "c1"):
+        lines += [f"\t.type\t{c}, @function", f"{c}:\tcall\t{hook}",
+                  "\tret", f"\t.size\t{c}, . - {c}"]
+    for n in [hook, *others]:
+        lines += [f"\t.type\t{n}, @function", f"{n}:\tret",
+                  f"\t.size\t{n}, . - {n}"]
+    lines.append('\t.section .note.GNU-stack, "", @progbits')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("hook", HOOK_NAMES)
+def test_mcount_sym_of_any_length(linkpass, tmp_path, hook):
+    """A --mcount-sym of any length is found, among symbols that share
+    its first bytes."""
+    require_compiler_ld("gcc", "bfd")
+    objs = [*build_objects(tmp_path, "gcc"),
+            assemble(tmp_path, "hook.S", hook_asm(hook))]
+    image = link_q(tmp_path, "gcc", "bfd", objs, "img")
+    want = ground_truth(image, mcount_syms=(hook,))
+    assert sorted(n for n, _ in want.values()) == ["c0", "c1"]
+    assert linkpass.sites(image, f"--mcount-sym={hook}") == sorted(want)
+    assert linkpass.sites(image, f"--mcount-sym={hook}",
+                          "--mcount-sym=__fentry__") == \
+        sorted({**ground_truth(image), **want})
+
+
 def threads_used(stdout):
     m = re.search(r"^  threads\s+(\d+)$", stdout, re.M)
     assert m, stdout
