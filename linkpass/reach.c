@@ -18,7 +18,12 @@
  *    target (S + A, usually a section symbol plus an addend) is its
  *    entry, or, for a call within its own input section that the
  *    assembler resolved, a direct call or jump with a 32-bit
- *    displacement whose destination is its entry.
+ *    displacement whose destination is its entry.  A static function
+ *    has no name outside its object, so such a relocation names a
+ *    local symbol (a section symbol, as the assembler and strip leave
+ *    it): relocations naming a global symbol (the symbol table's
+ *    sh_info and above) are not looked at.  Most code relocations are
+ *    calls to global functions, so this skips most of them.
  *
  * Relocations count from code sections (every type that names an
  * address) and from allocated data (absolute ones: function pointers),
@@ -63,6 +68,7 @@ struct cand {
 
 struct reach {
 	struct image *im;
+	size_t first_global;	/* the symbol table's sh_info */
 	struct cand *v;
 	size_t n;
 	uint64_t *bucket;	/* NULL: the range is too wide, search */
@@ -329,6 +335,8 @@ refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
 
 	for (j = 0; j < rs->count; j++) {
 		reloc_get(l, rs->base, j, &rel);
+		if (rel.sym >= rc->first_global)
+			continue;	/* names a global: see below */
 		if (ref_target(rc->im, l, rs->target, kinds, &rel, &addr))
 			reaches(rc, rel.offset, addr);
 	}
@@ -483,6 +491,9 @@ int reach_check(struct image *im, const struct scan_result *r)
 		return 0;
 	gather(&rc, r);
 	if (rc.n) {
+		rc.first_global = im->symtab->sh.sh_info;
+		if (rc.first_global < 1 || rc.first_global > im->nsyms)
+			rc.first_global = im->nsyms;	/* malformed: all */
 		make_buckets(&rc);
 		ret = find_refs(&rc);
 		/*
