@@ -74,4 +74,41 @@ static inline unsigned int lpt_match_nop(const uint8_t *bytes)
 	return 0;
 }
 
+/*
+ * The common cases of the two above, from the 8 bytes at @site read as
+ * one little-endian word: our NOP, or a call to @target.  Returns
+ * LPT_WORD_NOP or LPT_WORD_CALL with the site's length in *@len, or 0
+ * when the word holds anything else (the byte-wise checks decide).
+ */
+enum { LPT_WORD_OTHER, LPT_WORD_NOP, LPT_WORD_CALL };
+
+static inline int lpt_match_word(uint64_t w, uintptr_t site,
+				 uintptr_t target, unsigned int *len)
+{
+	uint64_t nop5 = 0, nop6 = 0;
+	int64_t rel;
+
+	memcpy(&nop5, lpt_nop5, sizeof(lpt_nop5));
+	memcpy(&nop6, lpt_nop6, sizeof(lpt_nop6));
+	if ((w & 0xffffffffffULL) == nop5) {
+		*len = sizeof(lpt_nop5);
+		return LPT_WORD_NOP;
+	}
+	if ((w & 0xffffffffffffULL) == nop6) {
+		*len = sizeof(lpt_nop6);
+		return LPT_WORD_NOP;
+	}
+	if ((uint8_t)w == X86_OP_CALL) {
+		*len = X86_CALL_LEN;
+		rel = (int64_t)(int32_t)(uint32_t)(w >> 8);
+	} else if ((uint16_t)w == (X86_OP_ADDR32 | X86_OP_CALL << 8)) {
+		*len = X86_CALL_ADDR32_LEN;
+		rel = (int64_t)(int32_t)(uint32_t)(w >> 16);
+	} else {
+		return LPT_WORD_OTHER;
+	}
+	return (int64_t)(target - (site + *len)) == rel ? LPT_WORD_CALL :
+							  LPT_WORD_OTHER;
+}
+
 #endif /* LPT_ARCH_X86_64_H */

@@ -80,7 +80,7 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 	int all = !glob || !strcmp(glob, "*");
 	struct lpt_site **v;
 	struct lpt_obj *o;
-	size_t i, total = 0;
+	size_t i, total = 0, match = 0, change = 0;
 	int nobj = 0;
 
 	*nmatch = *nchange = 0;
@@ -102,11 +102,13 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 				continue;
 			if (!all && (!s->name || fnmatch(glob, s->name, 0)))
 				continue;
-			(*nmatch)++;
+			match++;
 			if (s->state != to || s->foreign)
-				v[(*nchange)++] = s;
+				v[change++] = s;
 		}
 	}
+	*nmatch = match;
+	*nchange = change;
 	if (nobj > 1)
 		qsort(v, *nchange, sizeof(*v), cmp_site_addr);
 	return v;
@@ -129,7 +131,7 @@ static int set_state_pinned(void *arg)
 	struct change *c = arg;
 	struct lpt_site **v;
 	struct lpt_obj *o;
-	uint64_t t0 = lpt_now_ns();
+	uint64_t t0 = lpt_now_ns(), enabled = 0;
 	size_t i, n, nmatch, skipped = 0;
 	int err;
 
@@ -146,10 +148,15 @@ static int set_state_pinned(void *arg)
 		c->ndone += v[i]->state == c->to;
 	free(v);
 
-	lpt_st.enabled = 0;
-	for (o = lpt_objs; o; o = o->next)
-		for (i = 0; !o->gone && i < o->nsites; i++)
-			lpt_st.enabled += o->sites[i].state == LPT_CALL;
+	/* counted in a local: a store per site to the global costs more */
+	for (o = lpt_objs; o; o = o->next) {
+		const struct lpt_site *v = o->sites;
+		size_t ns = o->gone ? 0 : o->nsites;
+
+		for (i = 0; i < ns; i++)
+			enabled += v[i].state == LPT_CALL;
+	}
+	lpt_st.enabled = enabled;
 	lpt_st.last_patch_ns = lpt_now_ns() - t0;
 	lpt_st.last_patched = err ? 0 : n - skipped;
 	lpt_st.skipped = skipped;

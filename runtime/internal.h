@@ -129,7 +129,8 @@ struct lpt_obj {
 /* sites.c: the tables, sorted, checked; lookups are signal-safe. */
 extern struct lpt_obj *lpt_objs;	/* the program first; NULL before init */
 int lpt_sites_load(struct lpt_stats *st);
-uintptr_t *lpt_table_read(const char *start, const char *stop, size_t *np);
+const uintptr_t *lpt_table_read(const char *start, const char *stop,
+				size_t *np, uintptr_t **copy);
 int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
 		    struct lpt_stats *st);
 void lpt_obj_publish(struct lpt_obj *o);

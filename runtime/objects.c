@@ -221,7 +221,8 @@ static void extent(struct lpt_obj *o, const struct dl_phdr_info *info)
 static int load_table(struct lpt_obj *o, const Elf64_Shdr *sec,
 		      struct lpt_stats *st)
 {
-	uintptr_t start = o->bias + sec->sh_addr, *addrs;
+	uintptr_t start = o->bias + sec->sh_addr, *copy;
+	const uintptr_t *addrs;
 	size_t n;
 	int err;
 
@@ -242,11 +243,11 @@ static int load_table(struct lpt_obj *o, const Elf64_Shdr *sec,
 		return err;
 	}
 	addrs = lpt_table_read((const char *)start,
-			       (const char *)start + sec->sh_size, &n);
+			       (const char *)start + sec->sh_size, &n, &copy);
 	if (!addrs)
 		return -ENOMEM;
 	err = lpt_sites_check(o, addrs, n, st);
-	free(addrs);
+	free(copy);
 	return err;
 }
 

@@ -71,34 +71,39 @@ static int cmp_addr(const void *a, const void *b)
 }
 
 /*
- * Copy the entries out (gcc aligns the section to 1 byte, so read them
- * with memcpy), sort them and drop duplicates: gcc's per-object tables
- * are unsorted, and a table must never list a site twice.
+ * The table's entries, sorted and distinct.  linkpass writes them sorted
+ * and 8-byte aligned: then they are used where they lie, with no copy.
+ * Otherwise (gcc aligns its per-object tables to 1 byte and leaves them
+ * unsorted) they are copied out with memcpy, sorted and deduplicated:
+ * a table must never list a site twice.  *@copy is the copy to free, or
+ * NULL; returns NULL when it cannot be made.
  */
-uintptr_t *lpt_table_read(const char *start, const char *stop, size_t *np)
+const uintptr_t *lpt_table_read(const char *start, const char *stop,
+				size_t *np, uintptr_t **copy)
 {
 	size_t i, j, n = (stop - start) / LPT_ENTRY_SIZE;
+	const uintptr_t *in = (const uintptr_t *)(const void *)start;
 	uintptr_t *v;
-	int sorted;
 
+	*copy = NULL;
+	*np = n;
+	if (!((uintptr_t)start % sizeof(uintptr_t))) {
+		for (i = 1; i < n; i++)
+			if (in[i - 1] >= in[i])
+				break;
+		if (i >= n)
+			return in;
+	}
 	v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	sorted = 1;
-	for (i = 0; i < n; i++) {
-		memcpy(&v[i], start + i * LPT_ENTRY_SIZE, sizeof(v[i]));
-		sorted &= !i || v[i - 1] < v[i];
-	}
-	/* linkpass writes its tables sorted: then there is nothing to do. */
-	if (sorted) {
-		*np = n;
-		return v;
-	}
+	memcpy(v, start, n * LPT_ENTRY_SIZE);
 	qsort(v, n, sizeof(*v), cmp_addr);
 	for (i = j = 0; i < n; i++)
 		if (!j || v[j - 1] != v[i])
 			v[j++] = v[i];
 	*np = j;
+	*copy = v;
 	return v;
 }
 
@@ -124,23 +129,18 @@ static void report_refused(const struct lpt_site *s, const uint8_t *bytes,
 }
 
 /*
- * Decide what one site holds.  Only mapped code is read; only a call
- * to our __fentry__ (or our own NOP, left by an earlier run or by
- * -mnop-mcount) is accepted.  Everything else is refused.
+ * What check_site() could not settle with one load: the byte-wise
+ * checks, and the reasons for a refusal.
  */
-static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
-		       const struct lpt_map **last, struct lpt_stats *st)
+static __attribute__((noinline)) void
+check_site_bytes(struct lpt_site *s, const struct lpt_map *m,
+		 struct lpt_stats *st)
 {
 	uint8_t bytes[LPT_SITE_MAX] = { 0 };
-	const struct lpt_map *m = *last;
 	const char *why;
 	size_t avail = 0;
 	unsigned int len;
 
-	s->state = LPT_REFUSED;
-	/* Sites come sorted: most lie in the mapping of the one before. */
-	if (!m || s->addr < m->start || s->addr >= m->end)
-		m = *last = lpt_maps_find(maps, s->addr);
 	if (!m) {
 		why = "not in an executable mapping";
 		goto refuse;
@@ -150,10 +150,7 @@ static void check_site(struct lpt_site *s, const struct lpt_maps *maps,
 		goto refuse;
 	}
 	avail = m->end - s->addr < LPT_SITE_MAX ? m->end - s->addr : LPT_SITE_MAX;
-	if (avail == LPT_SITE_MAX)
-		memcpy(bytes, (const void *)s->addr, LPT_SITE_MAX);
-	else
-		memcpy(bytes, (const void *)s->addr, avail);
+	memcpy(bytes, (const void *)s->addr, avail);
 	s->prot = m->prot;
 
 	len = lpt_match_call(bytes, s->addr, s->obj->fentry);
@@ -175,6 +172,40 @@ refuse:
 	if (st->refused < LPT_REFUSE_REPORT_MAX)
 		report_refused(s, bytes, avail, why);
 	st->refused++;
+}
+
+/*
+ * Decide what one site holds.  Only mapped code is read; only a call
+ * to our __fentry__ (or our own NOP, left by an earlier run or by
+ * -mnop-mcount or --nop-sites) is accepted.  Everything else is refused.
+ */
+static inline void check_site(struct lpt_site *s, const struct lpt_maps *maps,
+			      const struct lpt_map **last,
+			      struct lpt_stats *st)
+{
+	const struct lpt_map *m = *last;
+	unsigned int len;
+	uint64_t w;
+	int word;
+
+	s->state = LPT_REFUSED;
+	/* Sites come sorted: most lie in the mapping of the one before. */
+	if (!m || s->addr < m->start || s->addr >= m->end)
+		m = *last = lpt_maps_find(maps, s->addr);
+	/* the common case: one load, our NOP or our call */
+	if (m && (m->prot & PROT_READ) && m->end - s->addr >= sizeof(w)) {
+		memcpy(&w, (const void *)s->addr, sizeof(w));
+		word = lpt_match_word(w, s->addr, s->obj->fentry, &len);
+		if (word == LPT_WORD_NOP ||
+		    (word == LPT_WORD_CALL && s->obj->fentry)) {
+			s->len = len;
+			s->prot = m->prot;
+			s->state = word == LPT_WORD_NOP ? LPT_NOP : LPT_FENTRY;
+			st->already += word == LPT_WORD_NOP;
+			return;
+		}
+	}
+	check_site_bytes(s, m, st);
 }
 
 /*
@@ -238,7 +269,8 @@ int lpt_sites_load(struct lpt_stats *st)
 {
 	struct lpt_obj *o = &lpt_main_obj;
 	const char *start, *stop;
-	uintptr_t *addrs;
+	const uintptr_t *addrs;
+	uintptr_t *copy;
 	size_t n;
 	int err;
 
@@ -257,11 +289,11 @@ int lpt_sites_load(struct lpt_stats *st)
 		lpt_obj_publish(o);
 		return 0;
 	}
-	addrs = lpt_table_read(start, stop, &n);
+	addrs = lpt_table_read(start, stop, &n, &copy);
 	if (!addrs)
 		return -ENOMEM;
 	err = lpt_sites_check(o, addrs, n, st);
-	free(addrs);
+	free(copy);
 	if (!err)
 		lpt_obj_publish(o);
 	return err;
