@@ -531,7 +531,8 @@ static void dyn_get(bool is64, const uint8_t *b, size_t i, int64_t *tag,
 /*
  * A PIE comes first in every lookup scope, so nothing preempts its
  * symbols; -Bsymbolic binds every reference inside the image (arm64
- * and riscv kernels are linked -shared -Bsymbolic).  An ET_DYN image
+ * and riscv kernels with CONFIG_RELOCATABLE are linked -shared
+ * -Bsymbolic).  An ET_DYN image
  * without a dynamic section is not loaded by ld.so at all.
  * -Bsymbolic-functions leaves no mark in the image, so a library
  * linked with it still counts as interposable.
