@@ -57,15 +57,49 @@ static const struct symbol *cand_ptr(struct anchor_cands *c,
 }
 
 /*
+ * A shared library's image-wide anchor into a->ehdr, when a segment
+ * loads the ELF header.  Once the table refers to it, the image defines
+ * __ehdr_start itself; then both values must agree.
+ */
+static int ehdr_anchor(struct image *im, struct anchors *a)
+{
+	static const char *const name[] = { ANCHOR_EHDR };
+	struct symbol def;
+	uint64_t addr;
+	bool found;
+	int ret;
+
+	ret = image_ehdr_addr(im, &addr);
+	if (ret <= 0)
+		return ret;
+	if (image_find_symbols(im, name, 1, &def, &found) < 0)
+		return -1;
+	if (found && def.value != addr)
+		return lp_error(im->path, ANCHOR_EHDR,
+				"value 0x%llx is not the address of the ELF header (0x%llx, from the PT_LOAD at file offset 0)",
+				(unsigned long long)def.value,
+				(unsigned long long)addr);
+	a->ehdr = (struct symbol){
+		.name = ANCHOR_EHDR, .value = addr, .shndx = SHN_ABS,
+		.type = STT_NOTYPE, .bind = STB_LOCAL, .vis = STV_HIDDEN,
+	};
+	return 0;
+}
+
+/*
  * The image-wide anchor, for a section without a global symbol of its
- * own: a well-known start symbol, else the first eligible symbol.
+ * own: in a shared library __ehdr_start, else a well-known start
+ * symbol, else the first eligible symbol.
  */
 static const struct symbol *image_anchor(const struct image *im,
-					 struct anchor_cands *c)
+					 struct anchor_cands *c,
+					 const struct anchors *a)
 {
 	struct symbol s;
 	size_t j;
 
+	if (a->ehdr.name)
+		return &a->ehdr;
 	for (j = 0; j < ANCHOR_NFALLBACK; j++) {
 		if (!c->named[j])
 			continue;
@@ -109,7 +143,9 @@ int anchors_choose(struct image *im, const char *forced,
 			goto out_free_anchors;
 		}
 		if (!anchor_eligible(im, s)) {
-			lp_error(im->path, forced,
+			lp_error(im->path, forced, "%s",
+				 im->interposable && anchor_exported(s) ?
+				 "anchor symbol is exported from a shared library, so the dynamic linker may bind it in another object; leave out --anchor (the entries are then relative to " ANCHOR_EHDR ")" :
 				 "anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor");
 			goto out_free_anchors;
 		}
@@ -128,6 +164,8 @@ int anchors_choose(struct image *im, const char *forced,
 			anchor_cands_add(&own, im, &im->syms[i], (uint32_t)i);
 		cands = &own;
 	}
+	if (im->interposable && ehdr_anchor(im, a) < 0)
+		goto out_free_anchors;
 	used = xcalloc(im->nsecs, sizeof(*used));
 	for (i = 0; i < nsites; i++)
 		used[sites[i].shndx] = true;
@@ -136,10 +174,12 @@ int anchors_choose(struct image *im, const char *forced,
 			continue;
 		a->by_shndx[i] = cand_ptr(cands, im, cands->best[i]);
 		if (!a->by_shndx[i])
-			a->by_shndx[i] = image_anchor(im, cands);
+			a->by_shndx[i] = image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {
 			free(used);
-			lp_error(im->path, im->secs[i].name,
+			lp_error(im->path, im->secs[i].name, "%s",
+				 im->interposable ?
+				 "no anchor that another object cannot preempt: no segment loads the ELF header, so there is no " ANCHOR_EHDR ", and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)" :
 				 "no global symbol to anchor the table entries to; name one with --anchor");
 			goto out_free_anchors;
 		}

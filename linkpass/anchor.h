@@ -19,21 +19,49 @@ struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */
 	const struct symbol **list;	/* the distinct anchors used */
 	size_t n;
+	/*
+	 * A shared library's one anchor, __ehdr_start (name NULL when
+	 * there is none): linker-defined and hidden, so nothing preempts
+	 * it, and its value comes from the program headers, so it is
+	 * known before the image refers to it.
+	 */
+	struct symbol ehdr;
 };
 
 /*
+ * The name of a shared library's image-wide anchor.  Both GNU ld and lld
+ * define it, hidden, when a reference asks for it and a segment loads
+ * the ELF header.
+ */
+#define ANCHOR_EHDR "__ehdr_start"
+
+/*
+ * A global of default or protected visibility (hidden symbols were made
+ * local by the link): one that another object can refer to by name.
+ */
+static inline bool anchor_exported(const struct symbol *s)
+{
+	return (s->bind == STB_GLOBAL || s->bind == STB_WEAK) &&
+	       (s->vis == STV_DEFAULT || s->vis == STV_PROTECTED);
+}
+
+/*
  * A symbol another object can refer to and get this very address:
- * global or weak, default or protected visibility (hidden symbols were
- * made local by the link), defined in an allocated section, not an
- * IFUNC (a reference would resolve to the chosen implementation), and
- * not a __start_/__stop_ symbol (those may follow our own table).
+ * exported, not from a shared library, defined in an allocated section,
+ * not an IFUNC (a reference would resolve to the chosen implementation),
+ * and not a __start_/__stop_ symbol (those may follow our own table).
+ *
+ * ld.so may bind a reference to a shared library's global in the first
+ * loaded object that defines the name: another library, or another copy
+ * of this one.  Protected visibility is no remedy: GNU ld 2.40 still
+ * writes R_X86_64_64 against a protected function (for function pointer
+ * equality), and what ld.so makes of it depends on the C library.  A
+ * shared library's entries are relative to __ehdr_start instead.
  */
 static inline bool anchor_eligible(const struct image *im,
 				   const struct symbol *s)
 {
-	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
-		return false;
-	if (s->vis != STV_DEFAULT && s->vis != STV_PROTECTED)
+	if (!anchor_exported(s) || im->interposable)
 		return false;
 	if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
 		return false;

@@ -78,6 +78,9 @@ int cmd_scan(struct options *o)
 	/* the scan reads each symbol in place; none is decoded for it */
 	if (image_open_lazy(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
+	/* a shared library's exported symbols are no anchors */
+	if (image_read_dynamic(&im) < 0)
+		goto out_close;
 	ns_open = now_ns() - t_start;
 	o->scan.reasons = false;
 	o->scan.anchors = true;

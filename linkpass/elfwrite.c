@@ -394,11 +394,11 @@ void elfw_syms_init(struct elfw_syms *s, uint8_t elfclass)
 	memset(s, 0, sizeof(*s));
 	s->elfclass = elfclass;
 	strbuf_add(&s->str, "");
-	elfw_sym_add(s, NULL, 0, SHN_UNDEF);
+	elfw_sym_add(s, NULL, 0, STV_DEFAULT, SHN_UNDEF);
 }
 
 size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
-		    uint16_t shndx)
+		    uint8_t other, uint16_t shndx)
 {
 	size_t size = s->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym) :
 			sizeof(Elf32_Sym);
@@ -412,12 +412,12 @@ size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
 	p = (char *)s->buf + s->n * size;
 	if (s->elfclass == ELFCLASS64) {
 		Elf64_Sym e = { .st_name = at, .st_info = info,
-				.st_shndx = shndx };
+				.st_other = other, .st_shndx = shndx };
 
 		memcpy(p, &e, sizeof(e));
 	} else {
 		Elf32_Sym e = { .st_name = at, .st_info = info,
-				.st_shndx = shndx };
+				.st_other = other, .st_shndx = shndx };
 
 		memcpy(p, &e, sizeof(e));
 	}

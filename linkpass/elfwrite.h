@@ -85,8 +85,9 @@ struct elfw_syms {
 };
 
 void elfw_syms_init(struct elfw_syms *s, uint8_t elfclass);
+/* A symbol of value 0: @info as st_info, @other as st_other. */
 size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
-		    uint16_t shndx);
+		    uint8_t other, uint16_t shndx);
 void elfw_syms_free(struct elfw_syms *s);
 /* Add .symtab and .strtab; returns the .symtab index or 0. */
 size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,

@@ -90,6 +90,12 @@ struct image {
 	 * functions have no symbol to tell them from dead code.
 	 */
 	size_t nlocal_funcs;
+	/*
+	 * Another object loaded first may preempt this image's global
+	 * symbols of default visibility: set by image_read_dynamic() for
+	 * a shared library.
+	 */
+	bool interposable;
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
@@ -155,6 +161,22 @@ static inline bool image_sym_get(const struct image *im, size_t i,
 		(s->shndx >= SHN_LORESERVE && s->shndx != SHN_XINDEX));
 }
 void image_close(struct image *im);
+
+/*
+ * Set im->interposable from the dynamic section: true for an ET_DYN
+ * image with one that is neither a PIE (DF_1_PIE) nor linked
+ * -Bsymbolic (DT_SYMBOLIC, DF_SYMBOLIC).  -1 (reported) when the
+ * section cannot be read.
+ */
+int image_read_dynamic(struct image *im);
+
+/*
+ * The address of the ELF header in memory, as the linkers define
+ * __ehdr_start: the start of the PT_LOAD segment at file offset 0, when
+ * it holds the whole header.  1 and *@addr set, 0 when no segment loads
+ * the header, -1 (reported) when the program headers cannot be read.
+ */
+int image_ehdr_addr(struct image *im, uint64_t *addr);
 
 /* Section bytes, checked to lie inside the file; NULL on error. */
 const uint8_t *image_section_bytes(struct image *im, struct section *s);

@@ -35,6 +35,17 @@ static bool table_writable(const struct image *im)
 	return im->ehdr.e_type == ET_DYN;
 }
 
+/*
+ * The visibility of the reference to anchor @s: hidden for a shared
+ * library's __ehdr_start, so that the link must resolve it inside the
+ * image (GNU ld stops with "hidden symbol isn't defined" otherwise) and
+ * the entries become RELATIVE relocations; default for the others.
+ */
+static uint8_t anchor_ref_vis(const struct symbol *s)
+{
+	return s->vis == STV_HIDDEN ? STV_HIDDEN : STV_DEFAULT;
+}
+
 /* Symbols: [0] null, [1] the table's section symbol, then the anchors. */
 static void build_symbols(const struct anchors *a, struct elfw_syms *syms,
 			  uint8_t elfclass)
@@ -43,10 +54,11 @@ static void build_symbols(const struct anchors *a, struct elfw_syms *syms,
 
 	elfw_syms_init(syms, elfclass);
 	elfw_sym_add(syms, NULL, ELF64_ST_INFO(STB_LOCAL, STT_SECTION),
-		     SEC_TABLE);
+		     STV_DEFAULT, SEC_TABLE);
 	for (i = 0; i < a->n; i++)
 		elfw_sym_add(syms, a->list[i]->name,
-			     ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE), SHN_UNDEF);
+			     ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE),
+			     anchor_ref_vis(a->list[i]), SHN_UNDEF);
 }
 
 /* One loop per relocation layout, the layout a constant in each. */
@@ -180,6 +192,9 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 	fprintf(f, "\t.section %s,\"%sR\",@progbits\n", MCOUNT_SECTION,
 		table_writable(im) ? "aw" : "a");
 	fprintf(f, "\t.balign %u\n", arch->addr_size);
+	for (i = 0; i < a->n; i++)
+		if (anchor_ref_vis(a->list[i]) == STV_HIDDEN)
+			fprintf(f, "\t.hidden %s\n", a->list[i]->name);
 	for (i = 0; i < n; i++) {
 		const struct symbol *anc = a->by_shndx[sites[i].shndx];
 		int64_t off = (int64_t)(sites[i].addr - anc->value);

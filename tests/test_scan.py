@@ -5,14 +5,15 @@
 # derived from objdump (lptest.ground_truth) or with readelf.
 
 import re
+import struct
 
 import pytest
 
 import lpfacts
-from lptest import (STUBS_S, assemble, compile_src, ground_truth,
-                    link_driver, parse_entries, parse_sites,
+from lptest import (REPO, STUBS_S, assemble, compile_src, ground_truth,
+                    link_driver, links_taken, parse_entries, parse_sites,
                     relative_relocs_in, require_compiler_ld, require_tools,
-                    run, section_data, section_headers, symbols,
+                    run, section_data, section_headers, symbol_value, symbols,
                     table_object_entries)
 
 CCS = ("gcc", "clang")
@@ -554,6 +555,224 @@ def test_anchor_refused(linkpass, tmp_path, sym, cause):
     assert proc.returncode == 2
     assert proc.stderr == (f"linkpass: {image}: {sym}: {cause}; choose "
                            "another with --anchor\n")
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# Shared libraries: anchors no other object can preempt
+
+LIB_C = """\
+__attribute__((noinline)) int lib_leaf(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int lib_mid(int x) { return lib_leaf(x) + lib_leaf(x + 1); }
+static __attribute__((noinline)) int lib_static(int x) { return x - 1; }
+__attribute__((noinline)) int lib_top(int x) { return lib_static(x) + lib_mid(x); }
+"""
+
+# A library's own hidden __fentry__, so that its sites are direct calls.
+DSO_FENTRY_S = (REPO / "runtime" / "dso-fentry.S").read_text()
+
+
+def build_lib_objects(tmp_path, cc, source=LIB_C):
+    flags = ["-pg", "-mfentry", "-O2", "-fPIC"]
+    return [compile_src(tmp_path, "lib.c", source, cc, flags),
+            compile_src(tmp_path, "dso-fentry.S", DSO_FENTRY_S, cc)]
+
+
+def link_lib_q(tmp_path, cc, ld, objs, out, *extra):
+    run([cc, f"-fuse-ld={ld}", "-shared", "-Wl,-q", *extra, *objs,
+         "-o", tmp_path / out])
+    return tmp_path / out
+
+
+def ehdr_address(image):
+    """Where the ELF header is mapped: the PT_LOAD at file offset 0
+    (`readelf -lW`)."""
+    out = run(["readelf", "-lW", image]).stdout
+    m = re.search(r"^\s*LOAD\s+0x0+\s+0x([0-9a-f]+)", out, re.M)
+    assert m, out
+    return int(m.group(1), 16)
+
+
+def table_object_relocs(table):
+    """[(symbol, addend)] of a table object's relocations, in table
+    order, and its symbols as {name: (bind, visibility, section)}."""
+    relocs = run(["readelf", "-rW", table]).stdout
+    rows = re.findall(r"^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_64\s+"
+                      r"[0-9a-f]+\s+(\S+) ([+-]) ([0-9a-f]+)$", relocs, re.M)
+    out = [(name, int(add, 16) * (-1 if sign == "-" else 1))
+           for _, name, sign, add in sorted(rows, key=lambda r: int(r[0], 16))]
+    syms = {}
+    for m in re.finditer(r"^\s*\d+:\s+[0-9a-f]+\s+\d+\s+\S+\s+(\S+)\s+"
+                         r"(\S+)\s+(\S+)\s+(\S+)$",
+                         run(["readelf", "-sW", table]).stdout, re.M):
+        syms[m.group(4)] = m.groups()[:3]
+    return out, syms
+
+
+def symbolic_dynamic_relocs(image):
+    """Names of the symbols that R_X86_64_64 relocations of .rela.dyn
+    name (not those -q kept in .rela.text and the like)."""
+    out = run(["readelf", "-rW", image]).stdout
+    dyn = re.search(r"^Relocation section '\.rela\.dyn'.*?(?=^Relocation|\Z)",
+                    out, re.M | re.S)
+    assert dyn, out
+    return re.findall(r"R_X86_64_64\s+[0-9a-f]+\s+(\S+)", dyn.group(0))
+
+
+@pytest.mark.parametrize("ld", LDS)
+@pytest.mark.parametrize("cc", CCS)
+def test_shared_library_anchor_is_ehdr_start(linkpass, tmp_path, cc, ld):
+    """A library's global functions are exported, so ld.so may bind a
+    reference to them in another object; the table refers to the hidden
+    __ehdr_start instead, its entries become RELATIVE relocations, and
+    the driver converges with no -Bsymbolic-functions."""
+    require_compiler_ld(cc, ld)
+    objs = build_lib_objects(tmp_path, cc)
+    image = link_lib_q(tmp_path, cc, ld, objs, "img.so")
+    table = tmp_path / "t.o"
+    linkpass.scan(image, table)
+    entries, syms = table_object_relocs(table)
+    assert syms["__ehdr_start"] == ("GLOBAL", "HIDDEN", "UND")
+    assert {name for name, _ in entries} == {"__ehdr_start"}
+    base = ehdr_address(image)
+    assert [base + add for _, add in entries] == sorted(ground_truth(image))
+
+    final = tmp_path / "libfinal.so"
+    proc = link_driver(final, [cc, f"-fuse-ld={ld}", "-shared", *objs],
+                       "--keep-relocs", linkpass=linkpass.path, cwd=tmp_path)
+    # lld moves .text by the size of the table's dynamic relocations
+    assert links_taken(proc.stdout) in (2, 3)
+    truth = sorted(ground_truth(final))
+    assert len(truth) == 4
+    assert relative_relocs_in(final, lpfacts.SECTION) == truth
+    assert symbolic_dynamic_relocs(final) == []
+    assert linkpass.dump(final) == truth
+    assert linkpass.check(final)[0] == 0
+
+
+@pytest.mark.parametrize("ld", LDS)
+def test_shared_library_protected_is_no_anchor(linkpass, tmp_path, ld):
+    """A protected function is no anchor either: GNU ld still writes a
+    symbolic R_X86_64_64 against it (lld a RELATIVE one)."""
+    require_compiler_ld("gcc", ld)
+    src = LIB_C.replace("int lib_mid", "__attribute__((visibility("
+                        "\"protected\"))) int lib_mid")
+    objs = build_lib_objects(tmp_path, "gcc", src)
+    image = link_lib_q(tmp_path, "gcc", ld, objs, "img.so")
+    assert any(s["name"] == "lib_mid" and s["vis"] == "PROTECTED"
+               for s in symbols(image))
+    table = tmp_path / "t.o"
+    linkpass.scan(image, table)
+    entries, _ = table_object_relocs(table)
+    assert {name for name, _ in entries} == {"__ehdr_start"}
+    final = tmp_path / "libfinal.so"
+    link_driver(final, ["gcc", f"-fuse-ld={ld}", "-shared", *objs],
+                "--keep-relocs", linkpass=linkpass.path, cwd=tmp_path)
+    assert relative_relocs_in(final, lpfacts.SECTION) == \
+        sorted(ground_truth(final))
+    assert symbolic_dynamic_relocs(final) == []
+
+
+@pytest.mark.parametrize("ld", LDS)
+def test_bsymbolic_library_anchors_on_globals(linkpass, tmp_path, ld):
+    """-Bsymbolic (DF_SYMBOLIC, as arm64 and riscv kernels are linked)
+    binds every global inside the image: anchors as in an executable."""
+    require_compiler_ld("gcc", ld)
+    objs = build_lib_objects(tmp_path, "gcc")
+    image = link_lib_q(tmp_path, "gcc", ld, objs, "img.so", "-Wl,-Bsymbolic")
+    table = tmp_path / "t.o"
+    linkpass.scan(image, table)
+    entries, _ = table_object_relocs(table)
+    assert {name for name, _ in entries} == set(auto_anchors(image, {".text"})
+                                                .values())
+    final = link_lib_q(tmp_path, "gcc", ld, [*objs, table], "final.so",
+                       "-Wl,-Bsymbolic")
+    assert relative_relocs_in(final, lpfacts.SECTION) == \
+        sorted(ground_truth(final))
+
+
+def test_shared_library_anchor_refused(linkpass, tmp_path):
+    require_compiler_ld("gcc", "bfd")
+    objs = build_lib_objects(tmp_path, "gcc")
+    image = link_lib_q(tmp_path, "gcc", "bfd", objs, "img.so")
+    out = tmp_path / "t.o"
+    proc = linkpass.run("scan", image, "-o", out, "--anchor=lib_leaf",
+                        check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"linkpass: {image}: lib_leaf: anchor symbol is exported from a "
+        "shared library, so the dynamic linker may bind it in another "
+        "object; leave out --anchor (the entries are then relative to "
+        "__ehdr_start)\n")
+    assert not out.exists()
+
+
+def patch_library(image, how):
+    """A copy of a little-endian ELF64 library with one fact broken:
+    no-ehdr: the PT_LOAD at file offset 0 holds 16 bytes, not the header;
+    bad-dynamic: .dynamic is a byte short of whole entries;
+    ehdr-value: __ehdr_start in .symtab is 0x40 above the header."""
+    data = bytearray(image.read_bytes())
+    (phoff, shoff) = struct.unpack_from("<QQ", data, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", data,
+                                                            0x36)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+            for i in range(shnum)]
+    if how == "no-ehdr":
+        for i in range(phnum):
+            at = phoff + i * phentsize
+            p_type, _, p_offset = struct.unpack_from("<IIQ", data, at)
+            if p_type == 1 and p_offset == 0:       # PT_LOAD
+                struct.pack_into("<Q", data, at + 32, 16)   # p_filesz
+                break
+    elif how == "bad-dynamic":
+        i = next(i for i, sh in enumerate(secs) if sh[1] == 6)  # SHT_DYNAMIC
+        struct.pack_into("<Q", data, shoff + i * shentsize + 32,
+                         secs[i][5] - 1)
+    else:
+        symtab = next(sh for sh in secs if sh[1] == 2)           # SHT_SYMTAB
+        strtab = secs[symtab[6]]
+        for at in range(symtab[4], symtab[4] + symtab[5], 24):
+            name = data[strtab[4] + struct.unpack_from("<I", data, at)[0]:]
+            if name.startswith(b"__ehdr_start\0"):
+                value = struct.unpack_from("<Q", data, at + 8)[0]
+                struct.pack_into("<Q", data, at + 8, value + 0x40)
+    out = image.with_name(f"{how}.so")
+    out.write_bytes(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("how, place, cause", [
+    ("no-ehdr", ".text",
+     "no anchor that another object cannot preempt: no segment loads the "
+     "ELF header, so there is no __ehdr_start, and the library's globals "
+     "are exported; link with -Bsymbolic, or load the headers (PHDRS, "
+     "FILEHDR)"),
+    ("bad-dynamic", ".dynamic",
+     "size {size} is not a multiple of the dynamic entry size 16"),
+    ("ehdr-value", "__ehdr_start",
+     "value 0x40 is not the address of the ELF header (0x0, from the "
+     "PT_LOAD at file offset 0)"),
+])
+def test_shared_library_anchor_errors(linkpass, tmp_path, how, place, cause):
+    """One line naming the file, the place and the cause; no table."""
+    require_compiler_ld("gcc", "bfd")
+    objs = build_lib_objects(tmp_path, "gcc")
+    image = link_lib_q(tmp_path, "gcc", "bfd", objs, "img.so")
+    if how == "ehdr-value":     # an image that defines __ehdr_start
+        linkpass.scan(image, tmp_path / "t.o")
+        image = link_lib_q(tmp_path, "gcc", "bfd", [*objs, tmp_path / "t.o"],
+                           "img2.so")
+        assert symbol_value(image, "__ehdr_start") == 0
+    bad = patch_library(image, how)
+    m = re.search(r"\.dynamic\s+DYNAMIC\s+\S+\s+\S+\s+(\S+)",
+                  run(["readelf", "-SW", bad]).stdout)
+    size = int(m.group(1), 16) if m else None
+    out = tmp_path / "bad.o"
+    proc = linkpass.run("scan", bad, "-o", out, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == \
+        f"linkpass: {bad}: {place}: {cause.format(size=size)}\n"
     assert not out.exists()
 
 
