@@ -12,9 +12,9 @@
  * symbol table.
  *
  * Loading and unloading.  The tables of the objects loaded at start are
- * read at init, those of later dlopen()s by the dlopen() below (right
- * away, so their sites are NOPs from then on) and, whatever loaded them,
- * by the next lpt_enable()/lpt_disable().  Both go through one refresh
+ * read at init, those of later dlopen()s, the libraries' included, by
+ * the dlopen() below (right away, so their sites are NOPs from then on)
+ * and, whatever loaded them, by the next lpt_enable()/lpt_disable().  Both go through one refresh
  * that walks dl_iterate_phdr: an object listed and unknown is added, a
  * known object no longer listed is marked gone and never looked at again
  * (its memory may hold another object's code now).
@@ -337,8 +337,11 @@ int lpt_objects_refresh(struct lpt_stats *st)
 
 /*
  * The program's dlopen: the real one, then the new objects' tables (see
- * the top of the file).  Calls from libraries reach libc's directly;
- * their objects are found at the next enable or disable.
+ * the top of the file).  Libraries' calls come here too: the program
+ * exports dlopen (libc.so defines it, so the linker puts the program's
+ * definition in .dynsym) and ld.so looks in the program first.  A call
+ * that bypasses it (dlsym(RTLD_NEXT), dlmopen) is found at the next
+ * enable or disable.
  */
 void *dlopen(const char *file, int mode)
 {

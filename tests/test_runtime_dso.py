@@ -34,16 +34,17 @@ def site_len(cc):
     return 6 if cc == "gcc" else 5
 
 
-def build_lib(tmp_path, cc, ld, linkpass, name="libdl.so", symbolic=False):
+def build_lib(tmp_path, cc, ld, linkpass, name="libdl.so", symbolic=False,
+              src="dllib"):
     """dllib.c as a traced shared library, linked through link-vmlinux.sh.
 
     No -Bsymbolic-functions needed: in a shared library linkpass anchors
     the entries on __ehdr_start, which no other object can preempt
     (docs/runtime.md).  @symbolic adds the flag, which must change
     nothing."""
-    obj = tmp_path / "dllib.o"
+    obj = tmp_path / f"{src}.o"
     run([cc, "-O2", "-fPIC", "-pg", "-mfentry", f"-I{PROGS}", "-c",
-         PROGS / "dllib.c", "-o", obj])
+         PROGS / f"{src}.c", "-o", obj])
     lib = tmp_path / name
     flags = ["-Wl,-Bsymbolic-functions"] if symbolic else []
     run([LINK, "--linkpass", linkpass.path, lib, "--", cc, f"-fuse-ld={ld}",
@@ -149,6 +150,47 @@ def test_library_loaded_at_start(cc, ld, tmp_path, linkpass, runtime_lib):
     assert re.search(r"enable \"lib_\*\": 2 sites now enabled", proc.stderr), \
         proc.stderr
     assert call_counts(txt) == {("lib_mid", "main"): 3, ("lib_leaf", "lib_mid"): 6}
+
+
+@pytest.mark.parametrize("cc,ld", MATRIX)
+def test_library_dlopens_a_library(cc, ld, tmp_path, linkpass, runtime_lib):
+    """A library's own dlopen() (dlloader.c loads dllib.c; the program
+    never calls dlopen) reaches the program's wrapper: the program
+    exports dlopen and dlclose, as libc.so defines them, so ld.so binds
+    the library's call to it.  The new table is there when that dlopen
+    returns, LPTRACE_FILTER enables it at once, and dlclose forgets it."""
+    lptest.require_compiler_ld(cc, ld)
+    lib = build_lib(tmp_path, cc, ld, linkpass)
+    loader = build_lib(tmp_path, cc, ld, linkpass, name="libloader.so",
+                       src="dlloader")
+    exe = build_main(tmp_path, cc, ld, linkpass, "dlnested",
+                     extra=[loader, f"-Wl,-rpath,{tmp_path}"])
+    dyn = run(["readelf", "--dyn-syms", "-W", exe]).stdout
+    for fn in ("dlopen", "dlclose"):
+        assert re.search(rf"FUNC\s+GLOBAL\s+DEFAULT\s+\d+ {fn}$", dyn,
+                         re.M), dyn
+    nlib, nloader, nmain = (table_entries(lib), table_entries(loader),
+                            table_entries(exe))
+    assert (nlib, nloader) == (2, 2)
+    txt = tmp_path / "trace.txt"
+    proc = run([exe, lib, txt], env={"LPTRACE_VERBOSE": "1",
+                                     "LPTRACE_FILTER": "*"})
+    out = proc.stdout
+    assert "errors=0" in out, describe(proc)
+    before = nmain + nloader
+    assert lines("start ", out) == {"sites": str(before),
+                                    "enabled": str(before)}
+    assert lines("loaded ", out) == {"sites": str(before + nlib),
+                                     "enabled": str(before + nlib)}
+    assert lines("closed ", out) == {"sites": str(before),
+                                     "enabled": str(before)}
+    assert re.search(r"\S*libdl\.so: unloaded; its 2 sites are forgotten",
+                     proc.stderr), proc.stderr
+    calls = call_counts(txt)
+    # loader_call tail-calls lib_mid, so lib_mid's caller is main
+    assert calls[("loader_call", "main")] == 2, calls
+    assert calls[("lib_mid", "main")] == 2, calls
+    assert calls[("lib_leaf", "lib_mid")] == 4, calls
 
 
 @pytest.mark.parametrize("symbolic", [False, True],
