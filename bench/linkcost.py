@@ -6,8 +6,11 @@
 On the objects of the bench's floor tree for UNITS
 (/var/tmp/lp-bench/work/u<UNITS>f100s1/run/floor, made by
 `bench/run.py --only-scan`), times in interleaved repetitions: a plain
-link, the same with -q, scripts/link-vmlinux.sh, and the driver with
---keep-relocs; prints the medians, then one verbose driver run.
+link, the same with -q, scripts/link-vmlinux.sh, the driver with
+--keep-relocs, and the driver with --reuse-table (primed by one run
+before the timing, so every timed run finds the table of the same
+command: the case where nothing that moves a site changed, one link and
+a check); prints the medians and each way's number of links.
 """
 
 import glob
@@ -35,7 +38,20 @@ def main():
         "plain link -q": link + ["-Wl,-q", "-o", out + ".q"],
         "driver": [lv, out + ".drv", "--", *link],
         "driver --keep-relocs": [lv, "--keep-relocs", out + ".keep", "--", *link],
+        "driver --reuse-table": [lv, "--reuse-table", out + ".table.o",
+                                 out + ".reuse", "--", *link],
     }
+    for f in (out + ".table.o", out + ".table.o.key"):
+        if os.path.exists(f):
+            os.unlink(f)
+    links = {}
+    for n in ("driver", "driver --keep-relocs", "driver --reuse-table"):
+        # the reuse run is primed here; its second run is the one counted
+        for _ in range(2 if n.endswith("table") else 1):
+            p = subprocess.run(cmds[n], check=True, env=env,
+                               capture_output=True, text=True, cwd=tree)
+        links[n] = [ln.split()[1] for ln in p.stdout.splitlines()
+                    if ln.strip().startswith("LINKS")]
     t = {k: [] for k in cmds}
     names = list(cmds)
     for rep in range(reps):
@@ -46,8 +62,9 @@ def main():
                            cwd=tree)
             t[n].append(time.perf_counter() - s)
     for n in names:
+        extra = f"; links {links[n][0]}" if links.get(n) else ""
         print(f"{n}: median {statistics.median(t[n]):.3f} s "
-              f"({', '.join('%.2f' % x for x in t[n])})")
+              f"({', '.join('%.2f' % x for x in t[n])}){extra}")
 
 
 if __name__ == "__main__":
