@@ -181,6 +181,11 @@ struct lpt_tbuf {
 	size_t held;		/* unpublished entries from ev[pos] on (owner) */
 	uint64_t tail;		/* stream mode: events drained (writer, release) */
 	uint64_t dropped;
+	uint64_t waits;		/* stream mode: times the owner waited for room */
+	uint32_t drained;	/* futex: bumped by the writer after each drain */
+	uint32_t waiting;	/* the owner sleeps on `drained` (atomic) */
+	uint32_t gave_up;	/* the owner's last wait timed out (owner) */
+	uint32_t gave_up_at;	/* `drained` then (owner) */
 	struct lpt_event ev[];
 };
 
@@ -200,7 +205,21 @@ void lpt_count_recursed(void);
 uint64_t lpt_events_dropped(void);
 uint64_t lpt_events_overwritten(void);
 uint64_t lpt_events_recursed(void);
+uint64_t lpt_events_waited(void);
 uint64_t lpt_buffers(void);
+
+/*
+ * Stream mode's back-pressure (record.c waits, stream.c drains): while
+ * lpt_stream_waitable is set a writer thread is running and will drain,
+ * so an owner whose ring is full waits for it (bounded) rather than
+ * dropping.  lpt_writer_kick wakes the writer early; lpt_no_wait marks
+ * the writer thread itself, which must never wait for itself.
+ */
+extern int lpt_stream_waitable;
+extern __thread int lpt_no_wait LPT_TLS;
+void lpt_writer_kick(void);
+int lpt_writer_nap(long ns);
+void lpt_drained(struct lpt_tbuf *b);
 
 /* graph.c: function-graph mode (entry and exit through the return). */
 extern int lpt_graph_on;
