@@ -72,7 +72,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "record.h"
 
 #define LPT_SHADOW_MAX	4096
 
@@ -164,7 +164,7 @@ static notrace void pop_exit(struct lpt_shadow *sh, struct lpt_tbuf *b,
 		lpt_emit_unhold(b);
 		return;
 	}
-	lpt_emit(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, sh->n, 0);
+	lpt_emit_now(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, sh->n);
 }
 
 /* Pop the top frame; its exit is recorded unless the recorder is busy. */
@@ -234,7 +234,7 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	f->held = lpt_min_ticks &&
 		  !lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 1);
 	if (!lpt_min_ticks)
-		lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 0);
+		lpt_emit_now(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n);
 	sh->n++;
 	/* The frame is complete before the function can return through it. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

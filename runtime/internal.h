@@ -179,6 +179,7 @@ struct lpt_tbuf {
 	uint64_t head;		/* events published (owner, release) */
 	size_t pos;		/* head % cap (owner only) */
 	size_t held;		/* unpublished entries from ev[pos] on (owner) */
+	uint64_t limit;		/* head < limit: ev[pos] is free (owner) */
 	uint64_t tail;		/* stream mode: events drained (writer, release) */
 	uint64_t dropped;
 	uint64_t waits;		/* stream mode: times the owner waited for room */
@@ -194,8 +195,6 @@ extern __thread int lpt_busy LPT_TLS;	/* the thread is in the recorder */
 void lpt_record_setup(size_t events_per_thread, int no_overwrite);
 int lpt_record_overwrites(void);
 struct lpt_tbuf *lpt_tbuf_list(void);
-struct lpt_tbuf *lpt_tbuf_self(void);
-uint64_t lpt_tsc_cpu(uint32_t *cpu);
 int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc, uint32_t cpu,
 	     uintptr_t func, uint64_t arg, unsigned int depth, int hold);
 void lpt_emit_unhold(struct lpt_tbuf *b);

@@ -63,15 +63,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "internal.h"
+#include "record.h"
 
-static __thread struct lpt_tbuf *lpt_self LPT_TLS;
+__thread struct lpt_tbuf *lpt_self LPT_TLS;
 __thread int lpt_busy LPT_TLS;		/* recursion guard */
 
 static struct lpt_tbuf *lpt_head;
 static size_t lpt_cap = LPT_BUFSIZE_DEFAULT;
-static int lpt_rdtscp_ok;
+int lpt_rdtscp_ok;
 static int lpt_no_overwrite;		/* stream or keep-first mode */
 static uint64_t lpt_recursed;		/* events lost to recursion */
 
@@ -217,17 +216,14 @@ static notrace struct lpt_tbuf *tbuf_get(void)
 	return b;
 }
 
-/* The calling thread's buffer (mapped on first use).  Caller is busy. */
-notrace struct lpt_tbuf *lpt_tbuf_self(void)
+/* A thread's first event: its buffer (lpt_tbuf_self, record.h). */
+notrace struct lpt_tbuf *lpt_tbuf_first(void)
 {
-	struct lpt_tbuf *b = lpt_self;
+	int saved_errno = errno;
+	struct lpt_tbuf *b;
 
-	if (!b) {
-		int saved_errno = errno;
-
-		b = lpt_self = tbuf_get();
-		errno = saved_errno;
-	}
+	b = lpt_self = tbuf_get();
+	errno = saved_errno;
 	return b;
 }
 
@@ -352,14 +348,9 @@ static notrace void publish_held(struct lpt_tbuf *b)
 	__atomic_store_n(&b->head, b->head + k, __ATOMIC_RELEASE);
 }
 
-notrace uint64_t lpt_tsc_cpu(uint32_t *cpu)
-{
-	*cpu = LPT_EV_CPU_UNKNOWN;
-	return lpt_rdtscp_ok ? lpt_rdtscp(cpu) : lpt_rdtsc();
-}
-
 /*
- * Store one event of the calling thread (which is busy) in @b.  With
+ * Store one event of the calling thread (which is busy) in @b; the
+ * common case is inline (lpt_emit_now, record.h).  With
  * @hold it is written after the events already held and stays
  * unpublished: a call that turns out short drops it again
  * (lpt_emit_unhold); any event emitted without @hold publishes all the
@@ -389,6 +380,10 @@ notrace int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 	e->cpu = cpu;
 	e->kind = kind;
 	e->depth = depth > 255 ? 255 : depth;
+	/* Where lpt_emit_now (record.h) may go without looking at tail. */
+	b->limit = lpt_no_overwrite ?
+		   __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) + b->cap :
+		   UINT64_MAX;
 	if (hold) {
 		/* A reader loads held after head: see output.c. */
 		__atomic_store_n(&b->held, b->held + 1, __ATOMIC_RELEASE);
@@ -430,7 +425,7 @@ notrace void lpt_record(uintptr_t func, uintptr_t *slot)
 	/* The buffer first: a thread's first event may search a while. */
 	b = lpt_tbuf_self();
 	tsc = lpt_tsc_cpu(&cpu);
-	lpt_emit(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0, 0);
+	lpt_emit_now(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lpt_busy = 0;
