@@ -66,6 +66,7 @@ static struct {
 	pid_t pid;		/* the process that owns the file */
 	pthread_t writer;
 	int running;		/* writer thread started */
+	int failed;		/* the writer's write failed: -errno (atomic) */
 	int stop;		/* tells it to stop (atomic) */
 	int done;		/* END written: nothing more (atomic) */
 	uint64_t events;	/* events written */
@@ -336,6 +337,7 @@ static void *writer_main(void *arg)
 			err = drain_all(lpt_stream.fd);
 		drain_unlock();
 	}
+	__atomic_store_n(&lpt_stream.failed, err, __ATOMIC_RELEASE);
 	writer_leaving();
 	if (err)
 		lpt_msg("%s: %s; events from now on are dropped",
@@ -354,6 +356,8 @@ static void fatal_handler(int signo)
 	/* The writer drains no more: threads waiting for room give up. */
 	__atomic_store_n(&lpt_stream_waitable, 0, __ATOMIC_RELEASE);
 	drain_lock(1);
+	if (fd >= 0 && __atomic_load_n(&lpt_stream.failed, __ATOMIC_ACQUIRE))
+		goto out_unlock;	/* as in lpt_stream_finish */
 	if (fd < 0) {
 		struct iovec iov = { lpt_stream.prologue,
 				     lpt_stream.prologue_len };
@@ -534,7 +538,14 @@ void lpt_stream_finish(void)
 		drain_unlock();
 		return;
 	}
-	err = drain_all(lpt_stream.fd);
+	/*
+	 * A file the writer could not write to (said then) gets nothing
+	 * more: on a pipe without a reader, this thread's write would
+	 * raise SIGPIPE in the program.
+	 */
+	err = lpt_stream.failed;
+	if (!err)
+		err = drain_all(lpt_stream.fd);
 	if (!err)
 		err = write_libraries(lpt_stream.fd);
 	if (!err)
@@ -542,7 +553,7 @@ void lpt_stream_finish(void)
 	drain_unlock();
 	if (close(lpt_stream.fd) && !err)
 		err = -errno;
-	if (err)
+	if (err && err != lpt_stream.failed)
 		lpt_msg("LPTRACE_DATA=%s: %s", getenv("LPTRACE_DATA"),
 			strerror(-err));
 	if (lpt_verbose)
