@@ -195,6 +195,22 @@ def test_crash_leaves_stream(graph_prog, tmp_path):
     assert rows["g_crash"] == [1] and rows["main"] == [1]   # entered, never left
 
 
+def test_crash_leaves_stream_small_rings(graph_prog, tmp_path):
+    """The same with rings of 16 events, so the program waits for the
+    writer all along: the handler still writes every event and the END."""
+    data = tmp_path / "small.data"
+    proc = run([graph_prog, "crash"], check=False,
+               env={"LPTRACE_FILTER": "*", "LPTRACE_GRAPH": "1",
+                    "LPTRACE_BUFSIZE": "16", "LPTRACE_DATA": data})
+    assert proc.returncode == -11, describe(proc)
+    rows, header, line = report(data)
+    assert line.endswith("(ended by a fatal signal)")
+    assert header["dropped"] == "0"
+    assert rows["g_tail1"] == [GRAPH_LOOPS]
+    assert rows["g_crash"] == [1] and rows["main"] == [1]
+    assert end_record(data)[5] > 0        # it did wait
+
+
 def test_crash_dumps_rings(graph_prog, tmp_path):
     """Ring mode (no stream): the handler writes LPTRACE_CRASH whole."""
     dump = tmp_path / "crash.data"
