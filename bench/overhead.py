@@ -200,7 +200,8 @@ def main():
                                   [only_fentry])], {})
 
     # the END record of a trace file (runtime/lptrace-data.h): its last
-    # 48 bytes, {type 6, len 40} then events, dropped, overwritten, ...
+    # 48 bytes, {type 6, len 40} then events, dropped, overwritten,
+    # recursed, signo, waits
     losses = {}
 
     def end_record(path):
@@ -210,7 +211,8 @@ def main():
         rtype, _ = struct.unpack("<II", rec[:8])
         if rtype != 6:
             sys.exit(f"overhead: {path}: no END record")
-        return struct.unpack("<QQ", rec[8:24])      # events, dropped
+        events, dropped, _, _, _, waits = struct.unpack("<QQQQiI", rec[8:])
+        return events, dropped, waits
 
     def run(name, rounds):
         argv, env = ways[name]
@@ -267,8 +269,10 @@ def main():
     if losses:
         lines.append("")
     for name, runs in losses.items():
-        events, dropped = sorted(runs, key=lambda r: r[1])[len(runs) // 2]
-        lines.append(f"{name}: {events} events written, {dropped} dropped "
+        events, dropped, waits = sorted(runs,
+                                        key=lambda r: r[1])[len(runs) // 2]
+        lines.append(f"{name}: {events} events written, {dropped} dropped, "
+                     f"{waits} waits for the writer "
                      f"(the run with the median loss)")
     text = "\n".join(lines)
     print(text)

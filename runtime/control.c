@@ -355,6 +355,7 @@ void lpt_stats(struct lpt_stats *st)
 	st->traps = lpt_trap_count();
 	st->events = lpt_trace_count();
 	st->dropped = lpt_events_dropped();
+	st->waits = lpt_events_waited();
 	st->overwritten = lpt_events_overwritten();
 	st->recursed = lpt_events_recursed();
 	st->buffers = lpt_buffers();

@@ -72,7 +72,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "record.h"
 
 #define LPT_SHADOW_MAX	4096
 
@@ -81,10 +81,10 @@ struct lpt_frame {
 	uintptr_t *slot;	/* where it was */
 	uint64_t tsc;		/* entry time */
 	uintptr_t func;		/* site of the traced function */
-	int tail;		/* pushed by a tail call: shares the slot of
+	uint8_t tail;		/* pushed by a tail call: shares the slot of
 				   the frame below, returns with it */
-	int held;		/* its entry is held (minimum duration) */
-	int restored;		/* *slot holds orig again: an unwinder walks */
+	uint8_t held;		/* its entry is held (minimum duration) */
+	uint8_t restored;	/* *slot holds orig again: an unwinder walks */
 };
 
 struct lpt_shadow {
@@ -153,9 +153,9 @@ static notrace int frame_dead(uintptr_t *top, uintptr_t *slot, stack_t *alt)
 	return top_alt == slot_alt;
 }
 
-/* Pop the top frame, recording its exit at @tsc. */
-static notrace void pop_exit(struct lpt_shadow *sh, struct lpt_tbuf *b,
-			     uint64_t tsc, uint32_t cpu)
+/* Pop the top frame, recording its exit at @tsc.  Inline: the hot path. */
+lpt_inline void pop_exit(struct lpt_shadow *sh, struct lpt_tbuf *b,
+			 uint64_t tsc, uint32_t cpu)
 {
 	const struct lpt_frame *f = &sh->f[--sh->n];
 
@@ -164,17 +164,61 @@ static notrace void pop_exit(struct lpt_shadow *sh, struct lpt_tbuf *b,
 		lpt_emit_unhold(b);
 		return;
 	}
-	lpt_emit(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, sh->n, 0);
+	lpt_emit_now(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, sh->n);
 }
 
 /* Pop the top frame; its exit is recorded unless the recorder is busy. */
-static notrace void pop_frame(struct lpt_shadow *sh, struct lpt_tbuf *b,
-			      uint64_t tsc, uint32_t cpu, int busy)
+lpt_inline void pop_frame(struct lpt_shadow *sh, struct lpt_tbuf *b,
+			  uint64_t tsc, uint32_t cpu, int busy)
 {
 	if (busy)
 		sh->n--;
 	else
 		pop_exit(sh, b, tsc, cpu);
+}
+
+/*
+ * The quick half of the entry's test for jumped-over frames: the top
+ * frame, whose slot is @top, is live if a new call's @slot lies below
+ * it on the same stack and the slot still holds our address (or holds
+ * the original, restored for an unwinder).  Otherwise pop_jumped
+ * decides, out of line: this is rare.
+ */
+lpt_inline int top_live(const struct lpt_frame *t, uintptr_t *slot,
+			uintptr_t ret)
+{
+	return t->restored ? t->slot > slot : *t->slot == ret && t->slot >= slot;
+}
+
+/*
+ * Jumped-over frames: their slot was reused by a later call, or lies
+ * below ours on the same stack (or on the alternate signal stack we left).
+ */
+static notrace __attribute__((noinline)) void
+pop_jumped(struct lpt_shadow *sh, struct lpt_tbuf *b, uintptr_t *slot,
+	   uint64_t tsc, uint32_t cpu)
+{
+	uintptr_t ret = (uintptr_t)lpt_graph_ret;
+	stack_t alt = { .ss_flags = -1 };
+
+	while (sh->n) {
+		const struct lpt_frame *t = &sh->f[sh->n - 1];
+		uintptr_t *top = t->slot;
+
+		if (t->restored ? top > slot :
+		    *top == ret && (top >= slot || !frame_dead(top, slot, &alt)))
+			break;
+		pop_exit(sh, b, tsc, cpu);
+	}
+}
+
+/* An exit below the top: the frames above it were jumped over. */
+static notrace __attribute__((noinline)) void
+pop_above(struct lpt_shadow *sh, struct lpt_tbuf *b, unsigned int i,
+	  uint64_t tsc, uint32_t cpu, int busy)
+{
+	while (sh->n > i + 1)
+		pop_frame(sh, b, tsc, cpu, busy);
 }
 
 notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
@@ -183,9 +227,9 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	struct lpt_shadow *sh;
 	struct lpt_tbuf *b;
 	struct lpt_frame *f;
-	stack_t alt = { .ss_flags = -1 };
 	uint64_t tsc;
 	uint32_t cpu;
+	int tail;
 
 	if (lpt_busy) {
 		lpt_count_recursed();
@@ -199,20 +243,10 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	tsc = lpt_tsc_cpu(&cpu);
 	if (!sh)
 		goto out_drop;
-	/*
-	 * Jumped-over frames: their slot was reused by a later call, or
-	 * lies below ours on the same stack.
-	 */
-	while (sh->n) {
-		const struct lpt_frame *t = &sh->f[sh->n - 1];
-		uintptr_t *top = t->slot;
-
-		if (t->restored ? top > slot :
-		    *top == ret && (top >= slot || !frame_dead(top, slot, &alt)))
-			break;
-		pop_exit(sh, b, tsc, cpu);
-	}
-	if (orig == ret) {
+	if (sh->n && !top_live(&sh->f[sh->n - 1], slot, ret))
+		pop_jumped(sh, b, slot, tsc, cpu);
+	tail = orig == ret;
+	if (tail) {
 		/* A tail call: the slot's frame is on top, keep its original. */
 		if (!sh->n || sh->f[sh->n - 1].slot != slot)
 			goto out;	/* cannot happen: leave the slot alone */
@@ -229,12 +263,12 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	f->slot = slot;
 	f->tsc = tsc;
 	f->func = func;
-	f->tail = *slot == ret;
+	f->tail = tail;
 	f->restored = 0;
 	f->held = lpt_min_ticks &&
 		  !lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 1);
 	if (!lpt_min_ticks)
-		lpt_emit(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n, 0);
+		lpt_emit_now(b, LPT_EV_ENTRY, tsc, cpu, func, orig, sh->n);
 	sh->n++;
 	/* The frame is complete before the function can return through it. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -291,8 +325,8 @@ notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
 	if (i == (unsigned int)-1)
 		lpt_graph_lost(slot);	/* does not return */
 	/* Frames above ours were jumped over; then ours and its tail calls. */
-	while (sh->n > i + 1)
-		pop_frame(sh, b, tsc, cpu, busy);
+	if (sh->n > i + 1)
+		pop_above(sh, b, i, tsc, cpu, busy);
 	do {
 		tail = sh->f[sh->n - 1].tail;
 		orig = sh->f[sh->n - 1].orig;

@@ -180,8 +180,14 @@ struct lpt_tbuf {
 	uint64_t head;		/* events published (owner, release) */
 	size_t pos;		/* head % cap (owner only) */
 	size_t held;		/* unpublished entries from ev[pos] on (owner) */
+	uint64_t limit;		/* head < limit: ev[pos] is free (owner) */
 	uint64_t tail;		/* stream mode: events drained (writer, release) */
 	uint64_t dropped;
+	uint64_t waits;		/* stream mode: times the owner waited for room */
+	uint32_t drained;	/* futex: bumped by the writer after each drain */
+	uint32_t waiting;	/* the owner sleeps on `drained` (atomic) */
+	uint32_t gave_up;	/* the owner's last wait timed out (owner) */
+	uint32_t gave_up_at;	/* `drained` then (owner) */
 	struct lpt_event ev[];
 };
 
@@ -190,8 +196,6 @@ extern __thread int lpt_busy LPT_TLS;	/* the thread is in the recorder */
 void lpt_record_setup(size_t events_per_thread, int no_overwrite);
 int lpt_record_overwrites(void);
 struct lpt_tbuf *lpt_tbuf_list(void);
-struct lpt_tbuf *lpt_tbuf_self(void);
-uint64_t lpt_tsc_cpu(uint32_t *cpu);
 int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc, uint32_t cpu,
 	     uintptr_t func, uint64_t arg, unsigned int depth, int hold);
 void lpt_emit_unhold(struct lpt_tbuf *b);
@@ -201,7 +205,21 @@ void lpt_count_recursed(void);
 uint64_t lpt_events_dropped(void);
 uint64_t lpt_events_overwritten(void);
 uint64_t lpt_events_recursed(void);
+uint64_t lpt_events_waited(void);
 uint64_t lpt_buffers(void);
+
+/*
+ * Stream mode's back-pressure (record.c waits, stream.c drains): while
+ * lpt_stream_waitable is set a writer thread is running and will drain,
+ * so an owner whose ring is full waits for it (bounded) rather than
+ * dropping.  lpt_writer_kick wakes the writer early; lpt_no_wait marks
+ * the writer thread itself, which must never wait for itself.
+ */
+extern int lpt_stream_waitable;
+extern __thread int lpt_no_wait LPT_TLS;
+void lpt_writer_kick(void);
+int lpt_writer_nap(long ns);
+void lpt_drained(struct lpt_tbuf *b);
 
 /* graph.c: function-graph mode (entry and exit through the return). */
 extern int lpt_graph_on;

@@ -100,7 +100,8 @@ struct lpt_rec_end {
 	uint64_t overwritten;	/* ring mode: older events replaced */
 	uint64_t recursed;	/* lost: traced call inside the tracer */
 	int32_t signo;		/* 0: normal exit; else the fatal signal */
-	uint32_t pad;
+	uint32_t waits;		/* stream mode: times a thread with a full
+				   buffer waited for the writer (saturates) */
 };
 
 #endif /* LPTRACE_DATA_H */

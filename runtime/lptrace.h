@@ -69,6 +69,8 @@ struct lpt_stats {
 				   after their thread exits) */
 	uint64_t overwritten;	/* ring mode: older events replaced by newer
 				   ones in a full thread buffer */
+	uint64_t waits;		/* stream mode: times a thread with a full
+				   buffer waited for the writer to drain it */
 };
 
 /*

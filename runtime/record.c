@@ -14,8 +14,11 @@
  *   stream mode           (LPTRACE_DATA, stream.c) a writer thread drains
  *                         events [tail, head) to the file and advances
  *                         `tail`; the owner never overwrites an event not
- *                         yet drained: when head - tail == cap the event
- *                         is dropped and counted;
+ *                         yet drained: when head - tail == cap it wakes
+ *                         the writer and waits for room (ring_wait,
+ *                         counted as a wait), at most LPT_WAIT_MS; only
+ *                         then, or with LPTRACE_FULL=drop, or when no
+ *                         writer runs, is the event dropped and counted;
  *   keep-first mode       (LPTRACE_KEEP=first) the same with no writer:
  *                         tail stays 0, the first `cap` events are kept
  *                         and the later ones dropped and counted.
@@ -50,24 +53,33 @@
  * from anywhere, signal handlers included.  errno is saved around them.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "internal.h"
+#include "record.h"
 
-static __thread struct lpt_tbuf *lpt_self LPT_TLS;
+__thread struct lpt_tbuf *lpt_self LPT_TLS;
 __thread int lpt_busy LPT_TLS;		/* recursion guard */
 
 static struct lpt_tbuf *lpt_head;
 static size_t lpt_cap = LPT_BUFSIZE_DEFAULT;
-static int lpt_rdtscp_ok;
+int lpt_rdtscp_ok;
 static int lpt_no_overwrite;		/* stream or keep-first mode */
 static uint64_t lpt_recursed;		/* events lost to recursion */
+
+/* Longest wait for the writer to make room, in 1 ms naps. */
+#define LPT_WAIT_MS	1000
+
+int lpt_stream_waitable;		/* see internal.h (atomic) */
+__thread int lpt_no_wait LPT_TLS;	/* the writer thread */
+static uint32_t lpt_kick;		/* futex: the writer is wanted */
 
 /* Where a thread records when it could not get a buffer: drops only. */
 static struct lpt_tbuf lpt_nobuf;
@@ -111,6 +123,16 @@ uint64_t lpt_events_overwritten(void)
 		h = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
 		n += h > b->cap ? h - b->cap : 0;
 	}
+	return n;
+}
+
+uint64_t lpt_events_waited(void)
+{
+	const struct lpt_tbuf *b;
+	uint64_t n = 0;
+
+	for (b = lpt_tbuf_list(); b; b = b->next)
+		n += __atomic_load_n(&b->waits, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -194,17 +216,14 @@ static notrace struct lpt_tbuf *tbuf_get(void)
 	return b;
 }
 
-/* The calling thread's buffer (mapped on first use).  Caller is busy. */
-notrace struct lpt_tbuf *lpt_tbuf_self(void)
+/* A thread's first event: its buffer (lpt_tbuf_self, record.h). */
+notrace struct lpt_tbuf *lpt_tbuf_first(void)
 {
-	struct lpt_tbuf *b = lpt_self;
+	int saved_errno = errno;
+	struct lpt_tbuf *b;
 
-	if (!b) {
-		int saved_errno = errno;
-
-		b = lpt_self = tbuf_get();
-		errno = saved_errno;
-	}
+	b = lpt_self = tbuf_get();
+	errno = saved_errno;
 	return b;
 }
 
@@ -222,8 +241,99 @@ void lpt_record_forked(void)
 	lpt_self = NULL;
 	/* The parent's file is not ours (stream.c): rings, as by default. */
 	lpt_no_overwrite = 0;
+	lpt_stream_waitable = 0;
 	lpt_nobuf.dropped = 0;
 	lpt_recursed = 0;
+}
+
+/* futex(2) on a private word; -errno.  Async-signal-safe. */
+static notrace long futex(uint32_t *word, int op, uint32_t val, long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	int saved_errno = errno;
+	long r;
+
+	r = syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val,
+		    ns ? &ts : NULL, NULL, 0);
+	if (r < 0)
+		r = -errno;
+	errno = saved_errno;
+	return r;
+}
+
+/* Wake the writer now rather than at its next poll. */
+notrace void lpt_writer_kick(void)
+{
+	if (!__atomic_exchange_n(&lpt_kick, 1, __ATOMIC_SEQ_CST))
+		futex(&lpt_kick, FUTEX_WAKE, 1, 0);
+}
+
+/* The writer: sleep @ns or until kicked.  1 if it was kicked. */
+int lpt_writer_nap(long ns)
+{
+	futex(&lpt_kick, FUTEX_WAIT, 0, ns);
+	return __atomic_exchange_n(&lpt_kick, 0, __ATOMIC_SEQ_CST);
+}
+
+/* The writer advanced @b's tail: wake its owner if it waits for room. */
+void lpt_drained(struct lpt_tbuf *b)
+{
+	__atomic_fetch_add(&b->drained, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&b->waiting, __ATOMIC_SEQ_CST))
+		futex(&b->drained, FUTEX_WAKE, INT_MAX, 0);
+}
+
+static notrace int ring_has_room(const struct lpt_tbuf *b)
+{
+	return b->head + b->held -
+	       __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) < b->cap;
+}
+
+/*
+ * Stream mode, @b full: wake the writer and wait until it drains, in
+ * naps of 1 ms, at most LPT_WAIT_MS.  Returns 0 when there is room, -1
+ * when the event must be dropped.
+ *
+ * Never waits forever, and never for nothing:
+ *   - only while a writer runs (lpt_stream_waitable: cleared before it
+ *     stops, when it fails, once a fatal signal or the exit took the
+ *     file, and in a forked child, which records in rings);
+ *   - never on the writer thread (lpt_no_wait): it would wait for itself;
+ *   - a signal handler or any other caller holds nothing the writer
+ *     needs (the writer reads head, never waits for an owner), so the
+ *     wait ends when the writer drains, or at the bound;
+ *   - after a wait that timed out, the owner drops without waiting
+ *     until the writer drains @b again (`gave_up`), so a stuck writer
+ *     costs one bound, not one per event.
+ * Async-signal-safe (futex, clock-free): a traced call may come from a
+ * signal handler.
+ */
+static notrace __attribute__((noinline, cold)) int ring_wait(struct lpt_tbuf *b)
+{
+	uint32_t seen = __atomic_load_n(&b->drained, __ATOMIC_SEQ_CST);
+	int naps;
+
+	if (!__atomic_load_n(&lpt_stream_waitable, __ATOMIC_ACQUIRE) ||
+	    lpt_no_wait || (b->gave_up && seen == b->gave_up_at))
+		return -1;
+	b->gave_up = 0;
+	__atomic_store_n(&b->waits, b->waits + 1, __ATOMIC_RELAXED);
+	for (naps = 0; naps < LPT_WAIT_MS; naps++) {
+		if (!__atomic_load_n(&lpt_stream_waitable, __ATOMIC_ACQUIRE))
+			break;
+		__atomic_store_n(&b->waiting, 1, __ATOMIC_SEQ_CST);
+		seen = __atomic_load_n(&b->drained, __ATOMIC_SEQ_CST);
+		if (ring_has_room(b))
+			break;
+		lpt_writer_kick();
+		futex(&b->drained, FUTEX_WAIT, seen, 1000000L);
+	}
+	__atomic_store_n(&b->waiting, 0, __ATOMIC_RELAXED);
+	if (ring_has_room(b))
+		return 0;
+	b->gave_up = 1;
+	b->gave_up_at = __atomic_load_n(&b->drained, __ATOMIC_SEQ_CST);
+	return -1;
 }
 
 /* Publish the held events, if any: they become ev[head...]. */
@@ -238,14 +348,9 @@ static notrace void publish_held(struct lpt_tbuf *b)
 	__atomic_store_n(&b->head, b->head + k, __ATOMIC_RELEASE);
 }
 
-notrace uint64_t lpt_tsc_cpu(uint32_t *cpu)
-{
-	*cpu = LPT_EV_CPU_UNKNOWN;
-	return lpt_rdtscp_ok ? lpt_rdtscp(cpu) : lpt_rdtsc();
-}
-
 /*
- * Store one event of the calling thread (which is busy) in @b.  With
+ * Store one event of the calling thread (which is busy) in @b; the
+ * common case is inline (lpt_emit_now, record.h).  With
  * @hold it is written after the events already held and stays
  * unpublished: a call that turns out short drops it again
  * (lpt_emit_unhold); any event emitted without @hold publishes all the
@@ -262,9 +367,7 @@ notrace int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 	if (!hold)
 		publish_held(b);
 	if (!b->cap || (hold && b->held + 1 >= b->cap) ||
-	    (lpt_no_overwrite &&
-	     b->head + b->held - __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) >=
-	     b->cap)) {
+	    (lpt_no_overwrite && !ring_has_room(b) && ring_wait(b))) {
 		__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
@@ -277,6 +380,10 @@ notrace int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 	e->cpu = cpu;
 	e->kind = kind;
 	e->depth = depth > 255 ? 255 : depth;
+	/* Where lpt_emit_now (record.h) may go without looking at tail. */
+	b->limit = lpt_no_overwrite ?
+		   __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) + b->cap :
+		   UINT64_MAX;
 	if (hold) {
 		/* A reader loads held after head: see output.c. */
 		__atomic_store_n(&b->held, b->held + 1, __ATOMIC_RELEASE);
@@ -318,7 +425,7 @@ notrace void lpt_record(uintptr_t func, uintptr_t *slot)
 	/* The buffer first: a thread's first event may search a while. */
 	b = lpt_tbuf_self();
 	tsc = lpt_tsc_cpu(&cpu);
-	lpt_emit(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0, 0);
+	lpt_emit_now(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0);
 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lpt_busy = 0;

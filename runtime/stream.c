@@ -9,6 +9,15 @@
  * END record (totals) are appended.  The writer only appends: a reader
  * of the finished file sees every event once.
  *
+ * Nothing is dropped by default: a thread whose ring is full wakes the
+ * writer and waits for it (record.c, ring_wait: bounded, counted in the
+ * END record as waits).  What the writer costs is the copy into the
+ * page cache (write(2) of 32 bytes per event, about 1 GB for 33 million
+ * events), not its 2 ms poll: on a loaded machine it falls behind one
+ * fast thread, which then waits instead of losing events.
+ * LPTRACE_FULL=drop restores dropping (counted) for programs that must
+ * never be slowed down.
+ *
  * Fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT,
  * SIGTERM, SIGQUIT), when a file is configured: the handler appends what
  * the rings still hold and an END record naming the signal, then
@@ -57,6 +66,7 @@ static struct {
 	pid_t pid;		/* the process that owns the file */
 	pthread_t writer;
 	int running;		/* writer thread started */
+	int failed;		/* the writer's write failed: -errno (atomic) */
 	int stop;		/* tells it to stop (atomic) */
 	int done;		/* END written: nothing more (atomic) */
 	uint64_t events;	/* events written */
@@ -238,6 +248,7 @@ static int drain_one(int fd, struct lpt_tbuf *b)
 	lpt_stream.events += n;
 	/* The owner may reuse the slots once it sees the new tail. */
 	__atomic_store_n(&b->tail, head, __ATOMIC_RELEASE);
+	lpt_drained(b);
 	return 0;
 }
 
@@ -257,6 +268,7 @@ static int write_end(int fd, int signo)
 	struct lpt_rec_end end = { 0 };
 	struct lpt_clock clk;
 	struct lpt_rec_clock rc;
+	uint64_t waits = lpt_events_waited();
 	struct lpt_tbuf *b;
 	int err = 0;
 
@@ -275,6 +287,7 @@ static int write_end(int fd, int signo)
 	end.overwritten = lpt_events_overwritten();
 	end.recursed = lpt_events_recursed();
 	end.signo = signo;
+	end.waits = waits > UINT32_MAX ? UINT32_MAX : waits;
 	if (!err)
 		err = write_rec(fd, LPT_REC_END, &end, sizeof(end));
 	return err;
@@ -296,19 +309,36 @@ static void drain_unlock(void)
 	__atomic_store_n(&lpt_drain_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* No thread waits for the writer from now on; wake those that do. */
+static void writer_leaving(void)
+{
+	struct lpt_tbuf *b;
+
+	__atomic_store_n(&lpt_stream_waitable, 0, __ATOMIC_RELEASE);
+	for (b = lpt_tbuf_list(); b; b = b->next)
+		lpt_drained(b);
+}
+
+/*
+ * Every LPT_DRAIN_MS, or at once when a thread with a full ring kicks
+ * it, drain every ring.  Its own ring, if a call it makes is traced
+ * (a program's function called by libc), never makes it wait.
+ */
 static void *writer_main(void *arg)
 {
-	struct timespec ts = { 0, LPT_DRAIN_MS * 1000000L };
 	int err = 0;
 
 	(void)arg;
+	lpt_no_wait = 1;
 	while (!__atomic_load_n(&lpt_stream.stop, __ATOMIC_ACQUIRE) && !err) {
-		nanosleep(&ts, NULL);
+		lpt_writer_nap(LPT_DRAIN_MS * 1000000L);
 		drain_lock(1);
 		if (!__atomic_load_n(&lpt_stream.done, __ATOMIC_ACQUIRE))
 			err = drain_all(lpt_stream.fd);
 		drain_unlock();
 	}
+	__atomic_store_n(&lpt_stream.failed, err, __ATOMIC_RELEASE);
+	writer_leaving();
 	if (err)
 		lpt_msg("%s: %s; events from now on are dropped",
 			getenv("LPTRACE_DATA"), strerror(-err));
@@ -323,7 +353,11 @@ static void fatal_handler(int signo)
 	if (getpid() != lpt_stream.pid ||
 	    __atomic_exchange_n(&lpt_stream.done, 1, __ATOMIC_ACQ_REL))
 		goto out_raise;
+	/* The writer drains no more: threads waiting for room give up. */
+	__atomic_store_n(&lpt_stream_waitable, 0, __ATOMIC_RELEASE);
 	drain_lock(1);
+	if (fd >= 0 && __atomic_load_n(&lpt_stream.failed, __ATOMIC_ACQUIRE))
+		goto out_unlock;	/* as in lpt_stream_finish */
 	if (fd < 0) {
 		struct iovec iov = { lpt_stream.prologue,
 				     lpt_stream.prologue_len };
@@ -377,6 +411,14 @@ static int writer_start(void)
 	return 0;
 }
 
+/* LPTRACE_FULL: does a thread with a full ring wait for the writer? */
+static int full_waits(void)
+{
+	static const char *const full[] = { "wait", "drop", NULL };
+
+	return lpt_env_word("LPTRACE_FULL", full, 0) == 0;
+}
+
 /*
  * At init, after the sites and the symbols: open LPTRACE_DATA (stream
  * mode) or remember LPTRACE_CRASH (ring mode), build the prologue,
@@ -421,9 +463,14 @@ int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
 	}
 	iov = (struct iovec){ lpt_stream.prologue, lpt_stream.prologue_len };
 	err = write_all(lpt_stream.fd, &iov, 1);
+	/* Before the writer starts: it may fail and clear it at once. */
+	if (!err)
+		__atomic_store_n(&lpt_stream_waitable, full_waits(),
+				 __ATOMIC_RELEASE);
 	if (!err)
 		err = writer_start();
 	if (err) {
+		lpt_stream_waitable = 0;
 		lpt_msg("LPTRACE_DATA=%s: %s", data, strerror(-err));
 		close(lpt_stream.fd);
 		lpt_stream.fd = -1;
@@ -481,7 +528,9 @@ void lpt_stream_finish(void)
 
 	if (!lpt_stream_active() || !lpt_stream.running)
 		return;
+	__atomic_store_n(&lpt_stream_waitable, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&lpt_stream.stop, 1, __ATOMIC_RELEASE);
+	lpt_writer_kick();
 	pthread_join(lpt_stream.writer, NULL);
 	lpt_stream.running = 0;
 	drain_lock(1);
@@ -489,7 +538,14 @@ void lpt_stream_finish(void)
 		drain_unlock();
 		return;
 	}
-	err = drain_all(lpt_stream.fd);
+	/*
+	 * A file the writer could not write to (said then) gets nothing
+	 * more: on a pipe without a reader, this thread's write would
+	 * raise SIGPIPE in the program.
+	 */
+	err = lpt_stream.failed;
+	if (!err)
+		err = drain_all(lpt_stream.fd);
 	if (!err)
 		err = write_libraries(lpt_stream.fd);
 	if (!err)
@@ -497,12 +553,13 @@ void lpt_stream_finish(void)
 	drain_unlock();
 	if (close(lpt_stream.fd) && !err)
 		err = -errno;
-	if (err)
+	if (err && err != lpt_stream.failed)
 		lpt_msg("LPTRACE_DATA=%s: %s", getenv("LPTRACE_DATA"),
 			strerror(-err));
 	if (lpt_verbose)
-		lpt_msg("%s: %llu events written, %llu dropped",
+		lpt_msg("%s: %llu events written, %llu dropped, %llu waits for the writer",
 			getenv("LPTRACE_DATA"),
 			(unsigned long long)lpt_stream.events,
-			(unsigned long long)lpt_events_dropped());
+			(unsigned long long)lpt_events_dropped(),
+			(unsigned long long)lpt_events_waited());
 }

@@ -9,8 +9,11 @@ graph.c, the calls its main() makes.  Nothing here asserts on time.
 """
 
 import json
+import os
 import re
+import struct
 import subprocess
+import threading
 
 import pytest
 
@@ -192,6 +195,22 @@ def test_crash_leaves_stream(graph_prog, tmp_path):
     assert rows["g_crash"] == [1] and rows["main"] == [1]   # entered, never left
 
 
+def test_crash_leaves_stream_small_rings(graph_prog, tmp_path):
+    """The same with rings of 16 events, so the program waits for the
+    writer all along: the handler still writes every event and the END."""
+    data = tmp_path / "small.data"
+    proc = run([graph_prog, "crash"], check=False,
+               env={"LPTRACE_FILTER": "*", "LPTRACE_GRAPH": "1",
+                    "LPTRACE_BUFSIZE": "16", "LPTRACE_DATA": data})
+    assert proc.returncode == -11, describe(proc)
+    rows, header, line = report(data)
+    assert line.endswith("(ended by a fatal signal)")
+    assert header["dropped"] == "0"
+    assert rows["g_tail1"] == [GRAPH_LOOPS]
+    assert rows["g_crash"] == [1] and rows["main"] == [1]
+    assert end_record(data)[5] > 0        # it did wait
+
+
 def test_crash_dumps_rings(graph_prog, tmp_path):
     """Ring mode (no stream): the handler writes LPTRACE_CRASH whole."""
     dump = tmp_path / "crash.data"
@@ -256,6 +275,18 @@ def demo_prog(tmp_path_factory, runtime_lib):
     return out
 
 
+def manifest_calls(demo_prog, rounds):
+    """{name: calls} the demo makes in @rounds, from the generator's
+    manifest (not from the tracer)."""
+    man = json.loads((demo_prog / "src/manifest.json").read_text())
+    want = {}
+    for f in man["functions"]:
+        if f["trace"] != "never" and f["calls_per_round"]:
+            want[f["name"]] = want.get(f["name"], 0) + rounds * f["calls_per_round"]
+    want["workload"] = 1
+    return want
+
+
 @pytest.mark.parametrize("mode", [(), ("--graph",)], ids=["entry", "graph"])
 def test_report_counts_match_manifest(demo_prog, tmp_path, mode):
     rounds = 3
@@ -263,14 +294,73 @@ def test_report_counts_match_manifest(demo_prog, tmp_path, mode):
                      args=("--count", str(rounds)))
     rows, header, _ = report(data, "-s", "name")
     got = {name: sum(calls) for name, calls in rows.items()}
-    man = json.loads((demo_prog / "src/manifest.json").read_text())
-    want = {}
-    for f in man["functions"]:
-        if f["trace"] != "never" and f["calls_per_round"]:
-            want[f["name"]] = want.get(f["name"], 0) + rounds * f["calls_per_round"]
-    want["workload"] = 1
+    want = manifest_calls(demo_prog, rounds)
     assert got == want
     assert header["dropped"] == "0" and int(header["calls"]) == sum(want.values())
+
+
+# ---------------------------------------------------------------------------
+# Stream mode when the writer falls behind: threads wait, nothing is lost
+
+
+def end_record(data):
+    """(events, dropped, overwritten, recursed, signo, waits): the END
+    record, the file's last 48 bytes (runtime/lptrace-data.h)."""
+    raw = data.read_bytes()[-48:]
+    assert struct.unpack("<II", raw[:8]) == (6, 40)
+    return struct.unpack("<QQQQiI", raw[8:])
+
+
+@pytest.mark.parametrize("mode", [(), ("LPTRACE_GRAPH",)], ids=["entry", "graph"])
+def test_stream_full_ring_waits(demo_prog, tmp_path, mode):
+    """Rings of 16 events: every thread fills its ring long before the
+    writer's next poll.  By default it waits for the writer: every call
+    is in the file, none dropped.  With LPTRACE_FULL=drop the same run
+    loses events, and counts each one."""
+    rounds = 3
+    want = manifest_calls(demo_prog, rounds)
+    per_call = 2 if mode else 1
+    env = {"LPTRACE_FILTER": "*", "LPTRACE_BUFSIZE": "16",
+           **{m: "1" for m in mode}}
+    data = tmp_path / "wait.data"
+    run([demo_prog / "demo", "--count", str(rounds)],
+        env={**env, "LPTRACE_DATA": data})
+    rows, header, _ = report(data, "-s", "name")
+    assert {name: sum(calls) for name, calls in rows.items()} == want
+    events, dropped, _, _, _, waits = end_record(data)
+    assert (events, dropped) == (per_call * sum(want.values()), 0)
+    assert waits > 0
+    data = tmp_path / "drop.data"
+    run([demo_prog / "demo", "--count", str(rounds)],
+        env={**env, "LPTRACE_DATA": data, "LPTRACE_FULL": "drop"})
+    events, dropped, _, _, _, waits = end_record(data)
+    assert dropped > 0 and waits == 0
+    if not mode:        # entry only: each call is one event, kept or lost
+        assert events + dropped == sum(want.values())
+
+
+def test_stream_writer_gone_never_hangs(demo_prog, tmp_path):
+    """The file is a pipe whose reader leaves after the first bytes: the
+    writer's next write fails (EPIPE) and it stops.  Threads with full
+    rings must not wait for it: the program ends normally, says why
+    events were lost, and neither the exit nor a traced call hangs."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def reader():
+        with open(fifo, "rb") as f:
+            f.read(8)   # the magic: the prologue is written; leave
+
+    t = threading.Thread(target=reader)
+    t.start()
+    proc = run([demo_prog / "demo", "--count", "3"], check=False, timeout=120,
+               env={"LPTRACE_FILTER": "*", "LPTRACE_BUFSIZE": "16",
+                    "LPTRACE_DATA": fifo, "LPTRACE_VERBOSE": "1"})
+    t.join()
+    assert proc.returncode == 0, describe(proc)
+    assert f"{fifo}: Broken pipe; events from now on are dropped" in proc.stderr
+    m = re.search(r": (\d+) events written, (\d+) dropped, \d+ waits", proc.stderr)
+    assert m and int(m.group(2)) > 0, proc.stderr
 
 
 # ---------------------------------------------------------------------------
