@@ -124,6 +124,11 @@ struct lpt_obj {
 	int fresh;		/* loaded after init, sites not yet settled */
 	int gone;		/* unloaded (atomic): never looked at again */
 	int seen;		/* found by the current refresh (under the lock) */
+	/* stream.c: its SYMS record, built at load; written once (under
+	 * the drain lock) by the writer, the exit or a fatal signal */
+	char *syms_rec;
+	size_t syms_rec_len;
+	int syms_rec_out;
 };
 
 /* sites.c: the tables, sorted, checked; lookups are signal-safe. */
@@ -237,6 +242,7 @@ int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
 		     unsigned int max_depth);
 int lpt_stream_active(void);
 void lpt_stream_finish(void);
+void lpt_stream_object(struct lpt_obj *o);
 
 /*
  * file.c: a file that appears whole or not at all (temp file, rename),

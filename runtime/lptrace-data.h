@@ -12,7 +12,8 @@
  *
  *   INFO     once, first: struct lpt_rec_info + the program's path
  *   SYMS     the program's functions: struct lpt_rec_sym entries, each
- *            followed by its name (namelen bytes, no NUL) padded to 8
+ *            followed by its name (namelen bytes, no NUL) padded to 8;
+ *            later, one such record per shared library with a table
  *   EVENTS   struct lpt_event[len / sizeof(struct lpt_event)], in the
  *            order each thread recorded them
  *   THREAD   struct lpt_rec_thread: a thread id's name

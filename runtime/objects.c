@@ -271,6 +271,7 @@ static struct lpt_obj *add_object(const struct dl_phdr_info *info,
 	if (!find_table(o->path, &sec) && sec.sh_size &&
 	    !load_table(o, &sec, st)) {
 		o->fresh = 1;
+		lpt_stream_object(o);	/* its names, for the file */
 		if (lpt_verbose)
 			lpt_msg("%s: %zu sites", o->path, o->nsites);
 	}

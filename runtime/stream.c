@@ -217,6 +217,62 @@ static int prologue_syms(void)
 }
 
 /*
+ * A library's SYMS record (the functions of its own symbol table), built
+ * when it is loaded, before it is published, so that whoever writes the
+ * file next appends it with one writev: the writer on its next round,
+ * the exit, or a fatal-signal handler.  A crash then leaves the names of
+ * every library loaded until then.  Nothing without a file to write.
+ */
+void lpt_stream_object(struct lpt_obj *o)
+{
+	const struct lpt_symtab *tab = &o->syms;
+	size_t len, pad;
+	struct lpt_rec h = { LPT_REC_SYMS, 0 };
+	char *blob, *rec;
+
+	if (!lpt_stream.prologue || !o->nsites || !*o->path)
+		return;
+	blob = syms_blob(&tab, 1, &len);
+	if (!blob)
+		return;		/* its events print as addresses */
+	pad = -len & (LPT_REC_ALIGN - 1);
+	rec = calloc(1, sizeof(h) + len + pad);
+	if (rec) {
+		h.len = len;
+		memcpy(rec, &h, sizeof(h));
+		memcpy(rec + sizeof(h), blob, len);
+		o->syms_rec_len = sizeof(h) + len + pad;
+		o->syms_rec = rec;
+	}
+	free(blob);
+}
+
+/*
+ * The SYMS records of the libraries not yet in the file.  The list only
+ * grows and each record is built before its object is published, so it
+ * is walked without the lock.  Caller holds lpt_drain_lock.
+ * Async-signal-safe.
+ */
+static int write_objects(int fd)
+{
+	struct lpt_obj *o;
+	struct iovec iov;
+	int err;
+
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
+		if (!o->syms_rec || o->syms_rec_out)
+			continue;
+		iov = (struct iovec){ o->syms_rec, o->syms_rec_len };
+		err = write_all(fd, &iov, 1);
+		if (err)
+			return err;
+		o->syms_rec_out = 1;
+	}
+	return 0;
+}
+
+/*
  * Append what buffer @b holds past its tail: in stream mode everything
  * not yet drained; in ring mode (tail 0) the last `cap` events.
  * Caller holds lpt_drain_lock.  Async-signal-safe.
@@ -334,7 +390,8 @@ static void *writer_main(void *arg)
 		lpt_writer_nap(LPT_DRAIN_MS * 1000000L);
 		drain_lock(1);
 		if (!__atomic_load_n(&lpt_stream.done, __ATOMIC_ACQUIRE))
-			err = drain_all(lpt_stream.fd);
+			err = write_objects(lpt_stream.fd) ?:
+			      drain_all(lpt_stream.fd);
 		drain_unlock();
 	}
 	__atomic_store_n(&lpt_stream.failed, err, __ATOMIC_RELEASE);
@@ -367,7 +424,7 @@ static void fatal_handler(int signo)
 		if (fd < 0 || write_all(fd, &iov, 1))
 			goto out_unlock;
 	}
-	if (!drain_all(fd))
+	if (!write_objects(fd) && !drain_all(fd))
 		write_end(fd, signo);
 	if (fd != lpt_stream.fd)
 		close(fd);
@@ -485,42 +542,6 @@ int lpt_stream_active(void)
 	return lpt_stream.fd >= 0 && getpid() == lpt_stream.pid;
 }
 
-/*
- * A second SYMS record at the end: the functions of the shared libraries
- * with a table, those unloaded too (their events are in the file).  The
- * list only grows and each object's symbols are read before it is
- * published, so it is walked without the lock.
- */
-static int write_libraries(int fd)
-{
-	const struct lpt_symtab **tabs;
-	const struct lpt_obj *o;
-	size_t n = 0, len;
-	char *blob;
-	int err;
-
-	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
-	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE))
-		n += o->nsites && *o->path;
-	if (!n)
-		return 0;
-	tabs = calloc(n, sizeof(*tabs));
-	if (!tabs)
-		return -ENOMEM;
-	n = 0;
-	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
-	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE))
-		if (o->nsites && *o->path)
-			tabs[n++] = &o->syms;
-	blob = syms_blob(tabs, n, &len);
-	free(tabs);
-	if (!blob)
-		return -ENOMEM;
-	err = write_rec(fd, LPT_REC_SYMS, blob, len);
-	free(blob);
-	return err;
-}
-
 /* At exit: stop the writer, drain the rest, close the file. */
 void lpt_stream_finish(void)
 {
@@ -547,7 +568,7 @@ void lpt_stream_finish(void)
 	if (!err)
 		err = drain_all(lpt_stream.fd);
 	if (!err)
-		err = write_libraries(lpt_stream.fd);
+		err = write_objects(lpt_stream.fd);
 	if (!err)
 		err = write_end(lpt_stream.fd, 0);
 	drain_unlock();

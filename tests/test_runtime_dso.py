@@ -193,6 +193,29 @@ def test_library_dlopens_a_library(cc, ld, tmp_path, linkpass, runtime_lib):
     assert calls[("lib_leaf", "lib_mid")] == 4, calls
 
 
+@pytest.mark.parametrize("mode", ["stream", "crash-file"])
+def test_crash_trace_names_a_dlopened_library(mode, tmp_path, linkpass,
+                                              runtime_lib):
+    """A program that dies of SIGSEGV after a library it loaded (by its
+    loader library's dlopen) ran: the trace the fatal-signal handler
+    completes names the library's functions.  Their SYMS record is built
+    at load and written by the writer, or by the handler, not at exit."""
+    lptest.require_compiler_ld("gcc", "bfd")
+    lib = build_lib(tmp_path, "gcc", "bfd", linkpass)
+    loader = build_lib(tmp_path, "gcc", "bfd", linkpass,
+                       name="libloader.so", src="dlloader")
+    exe = build_main(tmp_path, "gcc", "bfd", linkpass, "dlnested",
+                     extra=[loader, f"-Wl,-rpath,{tmp_path}"])
+    data = tmp_path / "t.data"
+    var = "LPTRACE_DATA" if mode == "stream" else "LPTRACE_CRASH"
+    proc = run([exe, lib, tmp_path / "unused.txt", "crash"],
+               env={var: data, "LPTRACE_FILTER": "*"}, check=False)
+    assert proc.returncode == -11, describe(proc)
+    rows, _, _ = report(data)
+    assert rows["lib_mid"] == [2] and rows["lib_leaf"] == [4], rows
+    assert rows["loader_call"] == [2], rows
+
+
 @pytest.mark.parametrize("symbolic", [False, True],
                          ids=["plain", "Bsymbolic-functions"])
 @pytest.mark.parametrize("cc,ld", MATRIX)

@@ -5,10 +5,14 @@
  * dlopen returns, not only at the program's next enable or disable:
  * the program's dlopen() wrapper interposes on the library's call too.
  *
- * usage: dlnested LIB TRACE.txt
- * Prints `key=value` lines that test_runtime_dso.py checks.
+ * usage: dlnested LIB TRACE.txt [crash]
+ * Prints `key=value` lines that test_runtime_dso.py checks.  With
+ * "crash" it dies of SIGSEGV once LIB's functions have run, LIB still
+ * loaded: the trace file must name them all the same.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lptrace.h"
 #include "progs.h"
@@ -29,7 +33,7 @@ int main(int argc, char **argv)
 {
 	int sum = 0, errors = 0;
 
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	stats("start");
 	/* everything loaded so far, and (LPTRACE_FILTER) what comes later */
@@ -38,6 +42,10 @@ int main(int argc, char **argv)
 	stats("loaded");
 	sum += loader_call(argv[1], 1);
 	stats("called");
+	if (argc == 4 && !strcmp(argv[3], "crash")) {
+		fflush(stdout);
+		raise(SIGSEGV);
+	}
 	if (loader_close()) {
 		printf("dlclose failed\n");
 		errors++;
