@@ -113,8 +113,11 @@ static int read_entries(struct image *im, const struct section *list,
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
 	l = reloc_layout_of(im, rsec);
-	if (!reloc_has_addend(l) && !image_section_bytes(im, (struct section *)list))
-		return -1;
+	/* a list of size 0 has no bytes: its first relocation is refused
+	 * below as not an entry */
+	if (!reloc_has_addend(l) && list->sh.sh_size &&
+	    !image_section_bytes(im, (struct section *)list))
+		return -1;	/* image_section_bytes() said why */
 	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
 	*n = 0;
 	for (i = 0; i < rel.count; i++) {

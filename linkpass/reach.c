@@ -384,8 +384,11 @@ static int scan_relocs(struct reach *rc)
 		if (image_relocs(im, &im->secs[i], &rs) < 0)
 			return -1;
 		l = reloc_layout_of(im, rs.rsec);
-		if (!reloc_has_addend(l) && !image_section_bytes(im, rs.target))
-			return -1;
+		/* Rel: the addends are in the bytes; a section of size 0
+		 * has none, and its relocations reach nothing (ref_target) */
+		if (!reloc_has_addend(l) && rs.target->sh.sh_size &&
+		    !image_section_bytes(im, rs.target))
+			return -1;	/* image_section_bytes() said why */
 		switch (l) {
 		case RELA64:
 			refs_in(rc, RELA64, &rs, kinds);
