@@ -362,7 +362,7 @@ refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
 	for (j = 0; j < rs->count; j++) {
 		reloc_get(l, rs->base, j, &rel);
 		if (rel.sym >= rc->first_global)
-			continue;	/* names a global: see below */
+			continue;	/* names a global: see the top */
 		if (ref_target(rc->im, l, rs->target, kinds, &rel, &addr))
 			reaches(rc, rel.offset, addr);
 	}
