@@ -373,13 +373,7 @@ notrace int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 	}
 	idx = b->pos + b->held;		/* held < cap: one wrap at most */
 	e = &b->ev[idx >= b->cap ? idx - b->cap : idx];
-	e->tsc = tsc;
-	e->func = func;
-	e->arg = arg;
-	e->tid = b->owner;
-	e->cpu = cpu;
-	e->kind = kind;
-	e->depth = depth > 255 ? 255 : depth;
+	lpt_event_fill(e, b, kind, tsc, cpu, func, arg, depth);
 	/* Where lpt_emit_now (record.h) may go without looking at tail. */
 	b->limit = lpt_no_overwrite ?
 		   __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) + b->cap :

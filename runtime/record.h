@@ -40,6 +40,20 @@ lpt_inline uint64_t lpt_tsc_cpu(uint32_t *cpu)
 	return lpt_rdtsc();
 }
 
+/* The one place an event's fields are written (lpt_emit too). */
+lpt_inline void lpt_event_fill(struct lpt_event *e, const struct lpt_tbuf *b,
+			       uint8_t kind, uint64_t tsc, uint32_t cpu,
+			       uintptr_t func, uint64_t arg, unsigned int depth)
+{
+	e->tsc = tsc;
+	e->func = func;
+	e->arg = arg;
+	e->tid = b->owner;
+	e->cpu = cpu;
+	e->kind = kind;
+	e->depth = depth > 255 ? 255 : depth;
+}
+
 /*
  * lpt_emit(..., hold = 0) when nothing is held and head is below `limit`,
  * where the owner last saw room (record.c): then ev[pos] is free and no
@@ -54,13 +68,7 @@ lpt_inline int lpt_emit_now(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 	if (__builtin_expect(b->held || b->head >= b->limit, 0))
 		return lpt_emit(b, kind, tsc, cpu, func, arg, depth, 0);
 	e = &b->ev[b->pos];
-	e->tsc = tsc;
-	e->func = func;
-	e->arg = arg;
-	e->tid = b->owner;
-	e->cpu = cpu;
-	e->kind = kind;
-	e->depth = depth > 255 ? 255 : depth;
+	lpt_event_fill(e, b, kind, tsc, cpu, func, arg, depth);
 	b->pos = b->pos + 1 == b->cap ? 0 : b->pos + 1;
 	__atomic_store_n(&b->head, b->head + 1, __ATOMIC_RELEASE);
 	return 0;
