@@ -504,7 +504,7 @@ static struct chunk *make_chunks(const struct image *im,
 	return c;
 }
 
-static int report_bad(const struct image *im, struct worker *w, int nw)
+static int report_bad(struct image *im, struct worker *w, int nw)
 {
 	size_t total = 0;
 	int i, first = -1;
@@ -523,6 +523,10 @@ static int report_bad(const struct image *im, struct worker *w, int nw)
 
 		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
 			 b->index);
+		/* the message names the symbol: the scan may have read the
+		 * symbols in place (a bad one is reported by image_symbols) */
+		if (b->what == BAD_CALL && image_symbols(im) < 0)
+			return -1;
 		if (b->what == BAD_CALL)
 			lp_error(im->path, place,
 				 "%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
