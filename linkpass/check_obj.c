@@ -206,6 +206,14 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 		goto out_free_scan;
 	}
 	n = sec ? sec->sh.sh_size / w : 0;
+	/* the bytes first: a corrupt size must not size an allocation */
+	if (n && sec->sh.sh_type == SHT_NOBITS) {
+		lp_error(im->path, sec->name,
+			 "%zu entries but the section has no bytes (SHT_NOBITS)", n);
+		goto out_free_scan;
+	}
+	if (n && !image_section_bytes(im, sec))
+		goto out_free_scan;	/* image_section_bytes() said why */
 	t = xcalloc(n ? n : 1, sizeof(*t));
 	if (sec && read_obj_table(im, sec, t, n) < 0)
 		goto out_free;
