@@ -79,10 +79,16 @@ static int64_t rel_addend(const uint8_t *bytes, uint64_t off, unsigned int w)
 	}
 }
 
-/* Read the table of @sec into @t (@n entries, in table order). */
+/*
+ * Read the table of @sec (@n entries, in table order) into *@tp, which
+ * it allocates only once the section's bytes are known to be there: a
+ * corrupt size must not size an allocation.  *@tp stays NULL for an
+ * empty table and on error before the allocation.
+ */
 static int read_obj_table(struct image *im, struct section *sec,
-			  struct place *t, size_t n)
+			  size_t n, struct place **tp)
 {
+	struct place *t;
 	unsigned int w = im->arch->addr_size;
 	struct section *rsec = relocs_for(im, sec->idx);
 	const uint8_t *bytes;
@@ -100,6 +106,7 @@ static int read_obj_table(struct image *im, struct section *sec,
 	bytes = image_section_bytes(im, sec);
 	if (!bytes)
 		return -1;	/* image_section_bytes() said why */
+	t = *tp = xcalloc(n, sizeof(*t));
 	if (!rsec)
 		return n ? lp_error(im->path, sec->name,
 				    "%zu entries but no relocation section: entries of an object must be relocated",
@@ -206,17 +213,10 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 		goto out_free_scan;
 	}
 	n = sec ? sec->sh.sh_size / w : 0;
-	/* the bytes first: a corrupt size must not size an allocation */
-	if (n && sec->sh.sh_type == SHT_NOBITS) {
-		lp_error(im->path, sec->name,
-			 "%zu entries but the section has no bytes (SHT_NOBITS)", n);
-		goto out_free_scan;
-	}
-	if (n && !image_section_bytes(im, sec))
-		goto out_free_scan;	/* image_section_bytes() said why */
-	t = xcalloc(n ? n : 1, sizeof(*t));
-	if (sec && read_obj_table(im, sec, t, n) < 0)
+	if (sec && read_obj_table(im, sec, n, &t) < 0)
 		goto out_free;
+	if (!t)
+		t = xcalloc(1, sizeof(*t));	/* no entries */
 	if (!sec)
 		printf("check: %s: no ftrace table (no %s section)\n", o->image,
 		       MCOUNT_SECTION);
