@@ -122,13 +122,15 @@ def table(rows, tools):
                 (r["rb"] + r["out"]) / 2**20))
     if "ref" in tools:
         lines += ["", "The linkpass before the change, in the same runs:", "",
-                  "| units | scan -j1 before (ms) | scan -j1 now (ms) | before (M Ir) | now (M Ir) | "
+                  "| units | scan -j1 before (ms) | scan -j1 now (ms) | scan before (ms) | "
+                  "scan now (ms) | before (M Ir) | now (M Ir) | "
                   "check before (M Ir) | check now (M Ir) |",
-                  "|---:" * 7 + "|"]
+                  "|---:" * 9 + "|"]
         for r in rows:
             m, i = r["med"], r["ir"]
-            lines.append("| %d | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |" % (
+            lines.append("| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |" % (
                 r["size"], m["scan-j1:ref"], m["scan-j1:new"],
+                m["scan:ref"], m["scan:new"],
                 i["scan-j1:ref"] / 1e6, i["scan-j1:new"] / 1e6,
                 i["check:ref"] / 1e6, i["check:new"] / 1e6))
     return "\n".join(lines) + "\n"
