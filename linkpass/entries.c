@@ -26,8 +26,7 @@ void entries_init(struct entry_set *e, const struct image *im,
 		 * bytes were read (code relocation targets) are wanted.
 		 */
 		words = (size_t)(s->sh.sh_size / 64) + 1;
-		m->any = xcalloc(2 * words, sizeof(*m->any));
-		m->wide = m->any + words;
+		m->bits = xcalloc(2 * words, sizeof(*m->bits));
 		m->base = im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
 		m->size = s->sh.sh_size;
 	}
@@ -38,10 +37,10 @@ void entries_clear(struct entry_set *e)
 	size_t i;
 
 	for (i = 0; i < e->nsecs; i++)
-		if (e->map[i].any)
-			memset(e->map[i].any, 0,
+		if (e->map[i].bits)
+			memset(e->map[i].bits, 0,
 			       2 * ((size_t)(e->map[i].size / 64) + 1) *
-			       sizeof(*e->map[i].any));
+			       sizeof(*e->map[i].bits));
 }
 
 void entries_free(struct entry_set *e)
@@ -49,7 +48,7 @@ void entries_free(struct entry_set *e)
 	size_t i;
 
 	for (i = 0; i < e->nsecs; i++)
-		free(e->map[i].any);
+		free(e->map[i].bits);
 	free(e->map);
 	e->map = NULL;
 	e->nsecs = 0;

@@ -15,15 +15,21 @@
 
 #include "image.h"
 
+/*
+ * The two bitmaps of a section are interleaved word by word: bits[2k]
+ * says a function starts at byte 64k + b, bits[2k + 1] that the widest
+ * one starting there is longer than ARCH_ENTRY_PREFIX_MAX.  The symbols
+ * come in no useful address order (globals after all locals), so each
+ * setting is a cache miss; interleaved, both bits share one.
+ */
 struct entry_map {
-	uint64_t *any;		/* a function starts at this byte */
-	uint64_t *wide;		/* ... one longer than ARCH_ENTRY_PREFIX_MAX */
+	uint64_t *bits;		/* NULL: no map */
 	uint64_t base;		/* address of the section's byte 0 */
 	uint64_t size;		/* sh_size; 0 when there is no map */
 };
 
 struct entry_set {
-	struct entry_map *map;	/* one per section; any == NULL: no map */
+	struct entry_map *map;	/* one per section; bits == NULL: no map */
 	size_t nsecs;
 };
 
@@ -52,9 +58,27 @@ static inline void entries_add(struct entry_set *e, uint32_t shndx,
 	 */
 	if (off >= m->size)
 		return;
-	m->any[off / 64] |= 1ull << (off % 64);
+	m->bits[off / 64 * 2] |= 1ull << (off % 64);
 	if (size > ARCH_ENTRY_PREFIX_MAX)
-		m->wide[off / 64] |= 1ull << (off % 64);
+		m->bits[off / 64 * 2 + 1] |= 1ull << (off % 64);
+}
+
+/*
+ * Start loading the word entries_add() will set for (@shndx, @addr):
+ * called a few symbols ahead, it hides the miss the setting would take.
+ */
+static inline __attribute__((always_inline)) void
+entries_prefetch(const struct entry_set *e, uint32_t shndx, uint64_t addr)
+{
+	const struct entry_map *m;
+	uint64_t off;
+
+	if (shndx >= e->nsecs)
+		return;
+	m = &e->map[shndx];
+	off = addr - m->base;
+	if (off < m->size)
+		__builtin_prefetch(&m->bits[off / 64 * 2], 1);
 }
 
 /*
@@ -68,9 +92,9 @@ static inline bool entries_has(const struct entry_set *e, uint32_t shndx,
 	const struct entry_map *m = &e->map[shndx];
 	uint64_t off = addr - m->base, bit = 1ull << (off % 64);
 
-	if (!(m->any[off / 64] & bit))
+	if (!(m->bits[off / 64 * 2] & bit))
 		return false;
-	*wide = m->wide[off / 64] & bit;
+	*wide = m->bits[off / 64 * 2 + 1] & bit;
 	return true;
 }
 
