@@ -49,11 +49,17 @@ static bool entry_call(struct image *im, const struct func *fn,
 		       const uint64_t *t, size_t nt, struct site *s)
 {
 	struct section *sec = &im->secs[fn->shndx];
-	const uint8_t *b = image_section_bytes(im, sec);
 	uint64_t off = fn->start - sec->sh.sh_addr, avail, target;
+	const uint8_t *b;
 	unsigned int pre, len;
 
-	if (!b || fn->start < sec->sh.sh_addr || off >= sec->sh.sh_size)
+	/* no bytes to look at is no call (nothing is reported) */
+	if (sec->sh.sh_type == SHT_NOBITS ||
+	    (sec->sh.sh_flags & SHF_COMPRESSED) ||
+	    fn->start < sec->sh.sh_addr || off >= sec->sh.sh_size)
+		return false;
+	b = image_section_bytes(im, sec);
+	if (!b)
 		return false;
 	avail = sec->sh.sh_size - off;
 	if (avail > fn->end - fn->start)

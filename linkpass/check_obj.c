@@ -105,7 +105,7 @@ static int read_obj_table(struct image *im, struct section *sec,
 				"%zu entries but the section has no bytes (SHT_NOBITS)", n);
 	bytes = image_section_bytes(im, sec);
 	if (!bytes)
-		return -1;	/* image_section_bytes() said why */
+		return -1;
 	t = *tp = xcalloc(n, sizeof(*t));
 	if (!rsec)
 		return n ? lp_error(im->path, sec->name,

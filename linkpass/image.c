@@ -273,11 +273,19 @@ const uint8_t *image_section_bytes(struct image *im, struct section *s)
 {
 	Elf_Data *d;
 
+	static const uint8_t no_bytes[1];
+
 	if (s->loaded)
 		return s->bytes;
-	if (s->sh.sh_type == SHT_NOBITS || s->sh.sh_size == 0) {
+	if (s->sh.sh_size == 0) {
 		s->loaded = true;
-		s->bytes = NULL;
+		s->bytes = no_bytes;
+		return s->bytes;
+	}
+	if (s->sh.sh_type == SHT_NOBITS) {
+		lp_error(im->path, s->name,
+			 "has no bytes in the file (SHT_NOBITS, size 0x%llx)",
+			 (unsigned long long)s->sh.sh_size);
 		return NULL;
 	}
 	if (s->sh.sh_flags & SHF_COMPRESSED) {
@@ -361,11 +369,11 @@ static int load_sym_input(struct image *im, size_t entsize,
 	in->n = im->symtab->sh.sh_size / entsize;
 	in->syms = image_section_bytes(im, im->symtab);
 	in->strs = (const char *)image_section_bytes(im, im->strtab);
-	if (in->n && !in->syms)
+	if (!in->syms || !in->strs)
 		return -1;
 	/* a final NUL, checked once, ends every in-range st_name */
 	in->nstrs = im->strtab->sh.sh_size;
-	if (!in->strs || !in->nstrs || in->strs[in->nstrs - 1])
+	if (!in->nstrs || in->strs[in->nstrs - 1])
 		return lp_error(p, im->strtab->name,
 				"string table is empty or does not end in a NUL byte");
 	if (!shndx_sec)

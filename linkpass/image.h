@@ -178,7 +178,12 @@ int image_read_dynamic(struct image *im);
  */
 int image_ehdr_addr(struct image *im, uint64_t *addr);
 
-/* Section bytes, checked to lie inside the file; NULL on error. */
+/*
+ * Section bytes, checked to lie inside the file.  A section of size 0
+ * gives a pointer to no bytes, never NULL: NULL always means an error,
+ * reported (SHT_NOBITS with a size, compressed, outside the file), so
+ * a caller returns -1 on NULL without a message of its own.
+ */
 const uint8_t *image_section_bytes(struct image *im, struct section *s);
 
 struct section *image_find_section(struct image *im, const char *name);

@@ -115,9 +115,9 @@ static int read_entries(struct image *im, const struct section *list,
 	l = reloc_layout_of(im, rsec);
 	/* a list of size 0 has no bytes: its first relocation is refused
 	 * below as not an entry */
-	if (!reloc_has_addend(l) && list->sh.sh_size &&
+	if (!reloc_has_addend(l) &&
 	    !image_section_bytes(im, (struct section *)list))
-		return -1;	/* image_section_bytes() said why */
+		return -1;
 	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
 	*n = 0;
 	for (i = 0; i < rel.count; i++) {

@@ -386,9 +386,8 @@ static int scan_relocs(struct reach *rc)
 		l = reloc_layout_of(im, rs.rsec);
 		/* Rel: the addends are in the bytes; a section of size 0
 		 * has none, and its relocations reach nothing (ref_target) */
-		if (!reloc_has_addend(l) && rs.target->sh.sh_size &&
-		    !image_section_bytes(im, rs.target))
-			return -1;	/* image_section_bytes() said why */
+		if (!reloc_has_addend(l) && !image_section_bytes(im, rs.target))
+			return -1;
 		switch (l) {
 		case RELA64:
 			refs_in(rc, RELA64, &rs, kinds);
