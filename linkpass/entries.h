@@ -31,6 +31,8 @@ struct entry_map {
 struct entry_set {
 	struct entry_map *map;	/* one per section; bits == NULL: no map */
 	size_t nsecs;
+	/* the maps outgrow a core's cache: worth prefetching into */
+	bool big;
 };
 
 /* Maps for the sections @want marks (indexed by section), all empty. */

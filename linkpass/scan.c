@@ -313,7 +313,8 @@ static void match_bounds(const struct image *im, const struct scan_opts *o,
  * The symbols come in no address order (globals follow all locals), so
  * setting a function's entry bit is a cache miss more often than not:
  * most of the symbol pass's time.  Symbol i + PREFETCH_AHEAD's word is
- * asked for while symbol i is handled.
+ * asked for while symbol i is handled, when the maps are too big to
+ * stay in cache (reading the symbol ahead costs instructions).
  */
 #define PREFETCH_AHEAD 16
 
@@ -347,7 +348,7 @@ symbol_range(bool raw, const struct image *im, const struct scan_opts *o,
 			s = &im->syms[i];
 		else if (!image_sym_get(im, i, &local))
 			return -1;
-		if (raw && p->e && i + PREFETCH_AHEAD < to)
+		if (raw && p->e && p->e->big && i + PREFETCH_AHEAD < to)
 			prefetch_entry(im, p->e, i + PREFETCH_AHEAD);
 		f = namefilter_test(nf, s->name);
 		if (__builtin_expect(f != 0, 0)) {
