@@ -82,22 +82,28 @@ static inline unsigned int lpt_match_nop(const uint8_t *bytes)
  */
 enum { LPT_WORD_OTHER, LPT_WORD_NOP, LPT_WORD_CALL };
 
-static inline int lpt_match_word(uint64_t w, uintptr_t site,
-				 uintptr_t target, unsigned int *len)
+/* Length of our own NOP at the start of the word @w, or 0. */
+static inline unsigned int lpt_nop_word_len(uint64_t w)
 {
 	uint64_t nop5 = 0, nop6 = 0;
-	int64_t rel;
 
 	memcpy(&nop5, lpt_nop5, sizeof(lpt_nop5));
 	memcpy(&nop6, lpt_nop6, sizeof(lpt_nop6));
-	if ((w & 0xffffffffffULL) == nop5) {
-		*len = sizeof(lpt_nop5);
+	if ((w & 0xffffffffffULL) == nop5)
+		return sizeof(lpt_nop5);
+	if ((w & 0xffffffffffffULL) == nop6)
+		return sizeof(lpt_nop6);
+	return 0;
+}
+
+static inline int lpt_match_word(uint64_t w, uintptr_t site,
+				 uintptr_t target, unsigned int *len)
+{
+	int64_t rel;
+
+	*len = lpt_nop_word_len(w);
+	if (*len)
 		return LPT_WORD_NOP;
-	}
-	if ((w & 0xffffffffffffULL) == nop6) {
-		*len = sizeof(lpt_nop6);
-		return LPT_WORD_NOP;
-	}
 	if ((uint8_t)w == X86_OP_CALL) {
 		*len = X86_CALL_LEN;
 		rel = (int64_t)(int32_t)(uint32_t)(w >> 8);

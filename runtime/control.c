@@ -67,6 +67,38 @@ static int cmp_site_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int skipped_obj(const struct lpt_obj *o, int fresh)
+{
+	return o->gone || (fresh && !o->fresh);
+}
+
+static int all_sites(const char *glob)
+{
+	return !glob || !strcmp(glob, "*");
+}
+
+/*
+ * The objects whose sites were all our NOP at load have no records yet
+ * (lpt_sites_check): a disable of every site leaves them as they are;
+ * any other change needs their records first.
+ */
+static int build_needed(enum lpt_state to, const char *glob, int fresh)
+{
+	struct lpt_obj *o;
+	int err;
+
+	if (to == LPT_NOP && all_sites(glob))
+		return 0;
+	for (o = lpt_objs; o; o = o->next) {
+		if (skipped_obj(o, fresh))
+			continue;
+		err = lpt_sites_build(o, &lpt_st);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /*
  * The sites @glob selects (refused ones never; with @fresh, only those of
  * objects loaded since the last settle): *nmatch counts them, and the
@@ -77,7 +109,7 @@ static int cmp_site_addr(const void *a, const void *b)
 static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 				      int fresh, size_t *nmatch, size_t *nchange)
 {
-	int all = !glob || !strcmp(glob, "*");
+	int all = all_sites(glob);
 	struct lpt_site **v;
 	struct lpt_obj *o;
 	size_t i, total = 0, match = 0, change = 0;
@@ -85,15 +117,20 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 
 	*nmatch = *nchange = 0;
 	for (o = lpt_objs; o; o = o->next)
-		total += o->gone ? 0 : o->nsites;
+		total += o->gone || !o->sites ? 0 : o->nsites;
 	v = malloc((total ? total : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	if (!all)
 		lpt_sites_name();
 	for (o = lpt_objs; o; o = o->next) {
-		if (o->gone || (fresh && !o->fresh))
+		if (skipped_obj(o, fresh))
 			continue;
+		if (!o->sites) {
+			/* all our NOP, and left so: see build_needed() */
+			match += o->nsites;
+			continue;
+		}
 		nobj += o->nsites > 0;
 		for (i = 0; i < o->nsites; i++) {
 			struct lpt_site *s = &o->sites[i];
@@ -136,6 +173,9 @@ static int set_state_pinned(void *arg)
 	int err;
 
 	lpt_objects_refresh(&lpt_st);
+	err = build_needed(c->to, c->glob, c->fresh);
+	if (err)
+		return err;
 	v = select_sites(c->to, c->glob, c->fresh, &nmatch, &n);
 	if (!v)
 		return -ENOMEM;
@@ -151,7 +191,7 @@ static int set_state_pinned(void *arg)
 	/* counted in a local: a store per site to the global costs more */
 	for (o = lpt_objs; o; o = o->next) {
 		const struct lpt_site *v = o->sites;
-		size_t ns = o->gone ? 0 : o->nsites;
+		size_t ns = o->gone || !v ? 0 : o->nsites;
 
 		for (i = 0; i < ns; i++)
 			enabled += v[i].state == LPT_CALL;

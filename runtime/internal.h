@@ -115,8 +115,14 @@ struct lpt_obj {
 	uintptr_t bias;		/* load bias (dlpi_addr) */
 	uintptr_t start, end;	/* [start, end): its PT_LOAD extent */
 	const uint8_t *phdr;	/* dlpi_phdr: with bias and path, the identity */
-	struct lpt_site *sites;	/* sorted by address; NULL: no table */
-	size_t nsites;
+	/*
+	 * sorted by address; NULL: no table, or not built yet (then
+	 * @table lists the sites, all our NOP at load: lpt_sites_build)
+	 */
+	struct lpt_site *sites;	/* published with release */
+	size_t nsites;		/* entries of the table, set before publishing */
+	const uintptr_t *table;	/* the sites while @sites is NULL */
+	uintptr_t *table_copy;	/* @table, when it is a copy to free */
 	uintptr_t fentry;	/* what its sites call as linked */
 	uintptr_t tramp[2];	/* what its enabled 5- and 6-byte sites call */
 	struct lpt_symtab syms;	/* a library's own (the program: symtab.c) */
@@ -137,7 +143,8 @@ int lpt_sites_load(struct lpt_stats *st);
 const uintptr_t *lpt_table_read(const char *start, const char *stop,
 				size_t *np, uintptr_t **copy);
 int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
-		    struct lpt_stats *st);
+		    uintptr_t *copy, struct lpt_stats *st);
+int lpt_sites_build(struct lpt_obj *o, struct lpt_stats *st);
 void lpt_obj_publish(struct lpt_obj *o);
 void lpt_sites_name(void);
 struct lpt_site *lpt_site_find(uintptr_t addr);

@@ -246,9 +246,7 @@ static int load_table(struct lpt_obj *o, const Elf64_Shdr *sec,
 			       (const char *)start + sec->sh_size, &n, &copy);
 	if (!addrs)
 		return -ENOMEM;
-	err = lpt_sites_check(o, addrs, n, st);
-	free(copy);
-	return err;
+	return lpt_sites_check(o, addrs, n, copy, st);
 }
 
 static struct lpt_obj *add_object(const struct dl_phdr_info *info,

@@ -4,9 +4,10 @@
  * program's, sort each, check what every site holds, and look sites up
  * by address.
  *
- * Each object's array is published once and never freed or moved, and
- * the list of objects only grows, so the SIGTRAP handler can search
- * them at any moment without a lock.
+ * Each object's array is published once (at load, or when a change
+ * first needs the records of sites that were all our NOP at load) and
+ * never freed or moved, and the list of objects only grows, so the
+ * SIGTRAP handler can search them at any moment without a lock.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -208,49 +209,162 @@ static inline void check_site(struct lpt_site *s, const struct lpt_maps *maps,
 	check_site_bytes(s, m, st);
 }
 
+static int load_maps(struct lpt_maps *maps)
+{
+	int err = lpt_maps_load(maps);
+
+	if (err)
+		lpt_msg("/proc/self/maps: %s", strerror(-err));
+	return err;
+}
+
+/* The first of @addrs[i..n) (sorted) above @last, by binary search. */
+static size_t run_end(const uintptr_t *addrs, size_t i, size_t n,
+		      uintptr_t last)
+{
+	while (i < n) {
+		size_t mid = i + (n - i) / 2;
+
+		if (addrs[mid] <= last)
+			i = mid + 1;
+		else
+			n = mid;
+	}
+	return i;
+}
+
 /*
- * Check the sites at @addrs (sorted, distinct) of object @o, which
- * becomes their owner; the object is not yet published.
+ * How many of the sites at @addrs (sorted), from the first, hold our
+ * NOP: the check of an image linked with --nop-sites, storing nothing.
+ * The sites are taken by runs, one per mapping: a range compare per
+ * mapping, not a lookup per site.  The count stops at the first site
+ * that is anything else, or not readable code, or within 8 bytes of its
+ * mapping's end; check_site() then decides about it.
  */
-int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
-		    struct lpt_stats *st)
+static size_t count_nops(const uintptr_t *addrs, size_t n,
+			 const struct lpt_maps *maps)
+{
+	size_t i = 0, end;
+	uint64_t w;
+
+	while (i < n) {
+		const struct lpt_map *m = lpt_maps_find(maps, addrs[i]);
+
+		if (!m || !(m->prot & PROT_READ) ||
+		    m->end - addrs[i] < sizeof(w))
+			break;
+		end = run_end(addrs, i, n, m->end - sizeof(w));
+		for (; i < end; i++) {
+			memcpy(&w, (const void *)addrs[i], sizeof(w));
+			if (!lpt_nop_word_len(w))
+				return i;
+		}
+	}
+	return i;
+}
+
+/*
+ * The checked records of the sites at @addrs (sorted, distinct) of
+ * object @o, or NULL when out of memory.  Never freed (lock-free
+ * readers).  Populated in one go: on a big table, page faults one by
+ * one cost more than checking the sites.
+ */
+static struct lpt_site *build_records(struct lpt_obj *o,
+				      const uintptr_t *addrs, size_t n,
+				      const struct lpt_maps *maps,
+				      struct lpt_stats *st)
 {
 	const struct lpt_map *last = NULL;
 	struct lpt_site *sites;
-	struct lpt_maps maps;
 	uint64_t refused = st->refused;
 	size_t i;
-	int err;
 
-	err = lpt_maps_load(&maps);
-	if (err) {
-		lpt_msg("/proc/self/maps: %s", strerror(-err));
-		return err;
-	}
-	/*
-	 * Never freed (lock-free readers).  Populated in one go: on a big
-	 * table, page faults one by one cost more than checking the sites.
-	 */
 	sites = mmap(NULL, (n ? n : 1) * sizeof(*sites), PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (sites == MAP_FAILED) {
-		lpt_maps_free(&maps);
-		return -ENOMEM;
-	}
+	if (sites == MAP_FAILED)
+		return NULL;
 	for (i = 0; i < n; i++) {
 		sites[i].addr = addrs[i];
 		sites[i].obj = o;
-		check_site(&sites[i], &maps, &last, st);
+		check_site(&sites[i], maps, &last, st);
 		sites[i].want = sites[i].state;
 	}
 	if (st->refused - refused > LPT_REFUSE_REPORT_MAX)
 		lpt_msg("... and %llu more sites refused",
 			(unsigned long long)(st->refused - refused -
 					     LPT_REFUSE_REPORT_MAX));
+	return sites;
+}
+
+/*
+ * Check the sites at @addrs (sorted, distinct) of object @o, which
+ * becomes their owner; the object is not yet published.  @copy is
+ * @addrs when lpt_table_read() copied them, else NULL; it is ours.
+ *
+ * When every site holds our NOP (an image linked with --nop-sites)
+ * there is nothing to write, and no record is built: the object keeps
+ * the table, and lpt_sites_build() makes the records when a change
+ * first needs them.  Start-up then costs a load and a compare per site.
+ */
+int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
+		    uintptr_t *copy, struct lpt_stats *st)
+{
+	struct lpt_maps maps;
+	int err;
+
+	err = load_maps(&maps);
+	if (err)
+		goto out_free_copy;
+	if (count_nops(addrs, n, &maps) == n) {
+		o->table = addrs;
+		o->table_copy = copy;
+		copy = NULL;
+		st->already += n;
+	} else {
+		o->sites = build_records(o, addrs, n, &maps, st);
+		if (!o->sites)
+			err = -ENOMEM;
+	}
 	lpt_maps_free(&maps);
-	st->sites += n;
-	o->sites = sites;
-	o->nsites = n;
+	if (!err) {
+		st->sites += n;
+		o->nsites = n;
+	}
+out_free_copy:
+	free(copy);
+	return err;
+}
+
+/*
+ * The records of an object whose sites were all our NOP at load (see
+ * lpt_sites_check), made when a change first needs them.  Caller holds
+ * the lock and runs inside lpt_objects_pinned(), so the object (and a
+ * table read in place) is still mapped.  The sites are checked again:
+ * bytes changed since start are refused as they would have been then.
+ * The trap handler may search the object meanwhile: it sees no records
+ * or all of them (published with release), and none of these sites
+ * holds an int3 of ours before they exist.
+ */
+int lpt_sites_build(struct lpt_obj *o, struct lpt_stats *st)
+{
+	struct lpt_stats again = { 0 };
+	struct lpt_site *sites;
+	struct lpt_maps maps;
+	int err;
+
+	if (o->sites || !o->table)
+		return 0;
+	err = load_maps(&maps);
+	if (err)
+		return err;
+	sites = build_records(o, o->table, o->nsites, &maps, &again);
+	lpt_maps_free(&maps);
+	if (!sites)
+		return -ENOMEM;
+	st->refused += again.refused;	/* `already` was counted at load */
+	__atomic_store_n(&o->sites, sites, __ATOMIC_RELEASE);
+	free(o->table_copy);
+	o->table = o->table_copy = NULL;
 	return 0;
 }
 
@@ -292,8 +406,7 @@ int lpt_sites_load(struct lpt_stats *st)
 	addrs = lpt_table_read(start, stop, &n, &copy);
 	if (!addrs)
 		return -ENOMEM;
-	err = lpt_sites_check(o, addrs, n, st);
-	free(copy);
+	err = lpt_sites_check(o, addrs, n, copy, st);
 	if (!err)
 		lpt_obj_publish(o);
 	return err;
@@ -307,7 +420,8 @@ void lpt_sites_name(void)
 	size_t i;
 
 	for (o = lpt_objs; o; o = o->next) {
-		if (o->named || o->gone)
+		/* no records yet (lpt_sites_build): named when they are made */
+		if (o->named || o->gone || !o->sites)
 			continue;
 		if (o == &lpt_main_obj && lpt_symtab_load())
 			continue;
@@ -330,10 +444,11 @@ notrace struct lpt_site *lpt_site_find(uintptr_t addr)
 
 	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
 	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
-		struct lpt_site *v = o->sites;
+		struct lpt_site *v = __atomic_load_n(&o->sites,
+						     __ATOMIC_ACQUIRE);
 		size_t lo = 0, hi = o->nsites;
 
-		if (!hi || addr < v[0].addr || addr > v[hi - 1].addr ||
+		if (!v || !hi || addr < v[0].addr || addr > v[hi - 1].addr ||
 		    __atomic_load_n(&o->gone, __ATOMIC_ACQUIRE))
 			continue;
 		while (lo < hi) {

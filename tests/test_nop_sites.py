@@ -15,7 +15,7 @@ import pytest
 
 import lptest
 from test_runtime import (LPTRACE, NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
-                          key_values, run, runtime_lib)
+                          entries, key_values, read_trace, run, runtime_lib)
 
 LINK = REPO / "scripts" / "link-vmlinux.sh"
 CASES = [pytest.param(cc, ld, pie, id=f"{cc}-{ld}-{'pie' if pie else 'nopie'}")
@@ -68,6 +68,42 @@ def test_nop_sites_link_and_start(cc, ld, pie, tmp_path, linkpass,
         after = key_values("phase=enabled", out)
         assert int(after["copied_kb"]) > 0 and after["enabled"] == "1", out
         assert key_values("sum=", out) == {"sum": "5", "events": "1"}
+
+
+@pytest.mark.parametrize("how", ["nops", "late-nops"])
+@pytest.mark.parametrize("cc,ld,pie", CASES)
+def test_nop_sites_tampered_site_refused(cc, ld, pie, how, tmp_path, linkpass,
+                                         runtime_lib):
+    """At start the runtime builds no record for the sites of a
+    --nop-sites image, only checks them; a site holding something else
+    than our NOP is still refused with the message of a plain link and
+    never written, whether found at start ("nops": the other sites get
+    their records at once) or written after start and found when the
+    first enable builds the records ("late-nops")."""
+    lptest.require_compiler_ld(cc, ld)
+    exe, _ = build(tmp_path, linkpass, cc, ld, pie, nop=True, name="tamper")
+    txt = tmp_path / "trace.txt"
+    proc = run([exe, how, txt], env={"LPTRACE": "off"})
+    assert "errors=0" in proc.stdout, proc.stdout
+
+    late = how.startswith("late-")
+    init = key_values("init=", proc.stdout)
+    sites = int(init["sites"])
+    assert sites == len(linkpass.dump(exe)) and sites >= 3
+    assert (init["nopped"], init["already"], init["refused"]) == \
+        ("0", str(sites), "0") if late else ("0", str(sites - 1), "1")
+    assert key_values("enabled=", proc.stdout)["refused"] == "1"
+
+    addr = re.search(r"^tampered (0x[0-9a-f]+)$", proc.stdout, re.M).group(1)
+    ent = entries(proc.stdout)
+    assert ent["victim-after"] == ent["victim-before"], "a refused site was written"
+    found = " ".join(ent["victim-before"].split()[:6])
+    want = (f"lptrace: {exe.name}: site {addr} (victim+0x0): unexpected bytes, "
+            f"expected call __fentry__: {found}; not patched")
+    assert proc.stderr.splitlines().count(want) == 1, proc.stderr
+
+    funcs = {e["func"] for e in read_trace(txt)}
+    assert "bystander" in funcs and "victim" not in funcs
 
 
 def test_nop_sites_refuses_unexpected_bytes(tmp_path, linkpass, runtime_lib):

@@ -18,9 +18,9 @@ import pytest
 
 import lptest
 from test_lptrace import report
-from test_runtime import (NOP5, NOP6, PROGS, REPO, RUNTIME, describe,  # noqa: F401
-                          is_call, is_nop, key_values, read_trace, run,
-                          runtime_lib, table_entries)
+from test_runtime import (LPTRACE, NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
+                          describe, is_call, is_nop, key_values, read_trace,
+                          run, runtime_lib, table_entries)
 
 LINK = REPO / "scripts" / "link-vmlinux.sh"
 DSO_STUB = RUNTIME / "lptrace-dso.o"
@@ -35,32 +35,37 @@ def site_len(cc):
 
 
 def build_lib(tmp_path, cc, ld, linkpass, name="libdl.so", symbolic=False,
-              src="dllib"):
+              src="dllib", nop=False):
     """dllib.c as a traced shared library, linked through link-vmlinux.sh.
 
     No -Bsymbolic-functions needed: in a shared library linkpass anchors
     the entries on __ehdr_start, which no other object can preempt
     (docs/runtime.md).  @symbolic adds the flag, which must change
-    nothing."""
+    nothing.  @nop links it with --nop-sites."""
     obj = tmp_path / f"{src}.o"
     run([cc, "-O2", "-fPIC", "-pg", "-mfentry", f"-I{PROGS}", "-c",
          PROGS / f"{src}.c", "-o", obj])
     lib = tmp_path / name
     flags = ["-Wl,-Bsymbolic-functions"] if symbolic else []
-    run([LINK, "--linkpass", linkpass.path, lib, "--", cc, f"-fuse-ld={ld}",
-         "-shared", *flags, obj, DSO_STUB], cwd=tmp_path)
+    run([LINK, "--linkpass", linkpass.path, *nop_sites(nop), lib, "--", cc,
+         f"-fuse-ld={ld}", "-shared", *flags, obj, DSO_STUB], cwd=tmp_path)
     return lib
 
 
-def build_main(tmp_path, cc, ld, linkpass, name, extra=()):
+def build_main(tmp_path, cc, ld, linkpass, name, extra=(), nop=False):
     obj = tmp_path / f"{name}.o"
     run([cc, "-O2", "-fpie", "-pg", "-mfentry", f"-I{RUNTIME}", f"-I{PROGS}",
          "-c", PROGS / f"{name}.c", "-o", obj])
     exe = tmp_path / name
-    run([LINK, "--linkpass", linkpass.path, exe, "--", cc, "-pie",
-         f"-fuse-ld={ld}", obj, *extra, RUNTIME / "liblptrace.a",
+    run([LINK, "--linkpass", linkpass.path, *nop_sites(nop), exe, "--", cc,
+         "-pie", f"-fuse-ld={ld}", obj, *extra, RUNTIME / "liblptrace.a",
          "-lpthread"], cwd=tmp_path)
     return exe
+
+
+def nop_sites(nop):
+    """link-vmlinux.sh's options for an image whose sites are NOPs."""
+    return ["--nop-sites", "--lptrace", LPTRACE] if nop else []
 
 
 def lines(prefix, stdout):
@@ -73,11 +78,17 @@ def call_counts(txt):
                         for ev in read_trace(txt)))
 
 
-@pytest.mark.parametrize("cc,ld", MATRIX)
-def test_dlopen_trace_dlclose(cc, ld, tmp_path, linkpass, runtime_lib):
+# --nop-sites: the program's and the library's sites are NOPs from the
+# link, so the runtime builds their records only at the first enable.
+@pytest.mark.parametrize("cc,ld,nop", [
+    *[pytest.param(cc, ld, False, id=f"{cc}-{ld}")
+      for cc in ("gcc", "clang") for ld in ("bfd", "lld")],
+    pytest.param("gcc", "bfd", True, id="gcc-bfd-nop-sites"),
+    pytest.param("clang", "lld", True, id="clang-lld-nop-sites")])
+def test_dlopen_trace_dlclose(cc, ld, nop, tmp_path, linkpass, runtime_lib):
     lptest.require_compiler_ld(cc, ld)
-    lib = build_lib(tmp_path, cc, ld, linkpass)
-    exe = build_main(tmp_path, cc, ld, linkpass, "dlmain")
+    lib = build_lib(tmp_path, cc, ld, linkpass, nop=nop)
+    exe = build_main(tmp_path, cc, ld, linkpass, "dlmain", nop=nop)
     nlib, nmain = table_entries(lib), table_entries(exe)
     assert nlib == 2            # lib_leaf, lib_mid
 

@@ -1,9 +1,11 @@
 /*
  * tamper.c - overwrite the site of victim() before lpt_init() (run with
  * LPTRACE=off), then check that lpt_init() refuses it, never writes it,
- * and that everything still runs.
+ * and that everything still runs.  late-*: overwrite it after
+ * lpt_init(), before the first enable (the records of an image whose
+ * sites were all our NOP at start are built then, checking them again).
  *
- *	tamper nops|call TRACE.txt
+ *	tamper [late-]nops|call TRACE.txt
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,9 @@ NOINLINE int bystander(int x)
 static void tamper(void *fn, const char *how)
 {
 	uint8_t *p = fn, buf[6];
-	unsigned int len = p[0] == 0x67 ? 6 : 5, i = 0;
+	/* 6 bytes: `67 e8 rel32`, or the NOP --nop-sites wrote over it */
+	unsigned int len = p[0] == 0x67 || (p[0] == 0x66 && p[1] == 0x0f) ?
+			   6 : 5, i = 0;
 	long page = sysconf(_SC_PAGESIZE);
 	uint8_t *start = (uint8_t *)((uintptr_t)p & ~(page - 1));
 
@@ -55,23 +59,28 @@ static void tamper(void *fn, const char *how)
 int main(int argc, char **argv)
 {
 	struct lpt_stats st;
-	int errors = 0, rc, n;
+	int errors = 0, late, rc, n;
 
 	if (argc < 3)
 		return 2;
-	tamper((void *)victim, argv[1]);
+	late = !strncmp(argv[1], "late-", 5);
+	if (late)
+		rc = lpt_init();
+	tamper((void *)victim, argv[1] + (late ? 5 : 0));
 	print_entry("victim-before", (void *)victim);
 
-	rc = lpt_init();
+	if (!late)
+		rc = lpt_init();
 	lpt_stats(&st);
-	printf("init=%d sites=%llu nopped=%llu refused=%llu\n", rc,
-	       (unsigned long long)st.sites, (unsigned long long)st.nopped,
-	       (unsigned long long)st.refused);
+	printf("init=%d sites=%llu nopped=%llu already=%llu refused=%llu\n",
+	       rc, (unsigned long long)st.sites, (unsigned long long)st.nopped,
+	       (unsigned long long)st.already, (unsigned long long)st.refused);
 	errors += victim(5) != 15;
 	errors += bystander(5) != 12;
 
 	n = lpt_enable(NULL);
-	printf("enabled=%d\n", n);
+	lpt_stats(&st);
+	printf("enabled=%d refused=%llu\n", n, (unsigned long long)st.refused);
 	errors += victim(6) != 18;
 	errors += bystander(6) != 13;
 	print_entry("victim-after", (void *)victim);
