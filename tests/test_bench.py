@@ -100,3 +100,29 @@ def test_report(quick):
         root = ET.parse(res / f"{name}.svg").getroot()
         assert root.tag.endswith("svg")
         assert root.findall(".//{http://www.w3.org/2000/svg}polyline")
+
+
+def test_pairtime_runs_every_binary_interleaved(tmp_path):
+    """bench/pairtime.py runs the template with each binary in place of
+    {} and prints a line per binary, the first at ratio 1.000."""
+    log = tmp_path / "log"
+    bins = []
+    for name in ("a", "b"):
+        p = tmp_path / name
+        p.write_text(f"#!/bin/sh\necho {name} \"$@\" >> {log}\n")
+        p.chmod(0o755)
+        bins.append(str(p))
+    out = subprocess.run(
+        ["/usr/bin/python3", str(REPO / "bench" / "pairtime.py"), "3",
+         "{} x y", *bins], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(bins[0] + ": wall ") and "(1.000)" in lines[0]
+    assert lines[1].startswith(bins[1] + ": wall ")
+    # rotated order: a b, b a, a b
+    assert log.read_text().split("\n")[:-1] == [
+        "a x y", "b x y", "b x y", "a x y", "a x y", "b x y"]
+    bad = subprocess.run(
+        ["/usr/bin/python3", str(REPO / "bench" / "pairtime.py"), "1",
+         "true", bins[0]], capture_output=True, text=True)
+    assert bad.returncode != 0 and "no {}" in bad.stderr
