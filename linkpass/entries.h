@@ -42,27 +42,40 @@ void entries_init(struct entry_set *e, const struct image *im,
 void entries_clear(struct entry_set *e);
 void entries_free(struct entry_set *e);
 
-/* Note a live function at (@shndx, @addr) of @size bytes. */
-static inline void entries_add(struct entry_set *e, uint32_t shndx,
-			       uint64_t addr, uint64_t size)
+/*
+ * The pair of words (any, wide) that holds the bits of (@shndx, @addr),
+ * and the bit in *@bit; NULL when no map covers the address.  A symbol
+ * outside its section's bytes (below base the difference wraps around)
+ * is never a site's entry; a section without a map has size 0.
+ */
+static inline __attribute__((always_inline)) uint64_t *
+entries_word(const struct entry_set *e, uint32_t shndx, uint64_t addr,
+	     uint64_t *bit)
 {
 	const struct entry_map *m;
 	uint64_t off;
 
 	if (shndx >= e->nsecs)
-		return;
+		return NULL;
 	m = &e->map[shndx];
 	off = addr - m->base;
-	/*
-	 * A symbol outside its section's bytes (below base the difference
-	 * wraps around) is never a site's entry; a section without a map
-	 * has size 0.
-	 */
 	if (off >= m->size)
+		return NULL;
+	*bit = 1ull << (off % 64);
+	return &m->bits[off / 64 * 2];
+}
+
+/* Note a live function at (@shndx, @addr) of @size bytes. */
+static inline void entries_add(struct entry_set *e, uint32_t shndx,
+			       uint64_t addr, uint64_t size)
+{
+	uint64_t bit, *w = entries_word(e, shndx, addr, &bit);
+
+	if (!w)
 		return;
-	m->bits[off / 64 * 2] |= 1ull << (off % 64);
+	w[0] |= bit;
 	if (size > ARCH_ENTRY_PREFIX_MAX)
-		m->bits[off / 64 * 2 + 1] |= 1ull << (off % 64);
+		w[1] |= bit;
 }
 
 /*
@@ -72,15 +85,10 @@ static inline void entries_add(struct entry_set *e, uint32_t shndx,
 static inline __attribute__((always_inline)) void
 entries_prefetch(const struct entry_set *e, uint32_t shndx, uint64_t addr)
 {
-	const struct entry_map *m;
-	uint64_t off;
+	uint64_t bit, *w = entries_word(e, shndx, addr, &bit);
 
-	if (shndx >= e->nsecs)
-		return;
-	m = &e->map[shndx];
-	off = addr - m->base;
-	if (off < m->size)
-		__builtin_prefetch(&m->bits[off / 64 * 2], 1);
+	if (w)
+		__builtin_prefetch(w, 1);
 }
 
 /*
