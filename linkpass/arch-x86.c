@@ -234,7 +234,8 @@ static inline bool x86_branch_at(const uint8_t *code, uint64_t size,
  * x86_64 host) 16 bytes are compared with e8, e9 and 0f at once.
  */
 static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
-				uint64_t from, uint64_t addr, uint64_t *target)
+				uint64_t from, uint64_t addr,
+				const struct branch_filter *f, uint64_t *target)
 {
 	uint64_t p = from;
 #ifdef __SSE2__
@@ -253,13 +254,15 @@ static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
 				     _mm_cmpeq_epi8(v, twobyte)));
 		for (; m; m &= m - 1) {
 			k = (unsigned int)__builtin_ctz(m);
-			if (x86_branch_at(code, size, p + k, addr, target))
+			if (x86_branch_at(code, size, p + k, addr, target) &&
+			    branch_wanted(f, *target))
 				return p + k;
 		}
 	}
 #endif
 	for (; p + 5 <= size; p++)
-		if (x86_branch_at(code, size, p, addr, target))
+		if (x86_branch_at(code, size, p, addr, target) &&
+		    branch_wanted(f, *target))
 			return p;
 	return size;
 }

@@ -35,6 +35,27 @@ enum ref_kind {
 			 * instruction: the address is S + A + 4 */
 };
 
+/*
+ * The branch destinations next_branch() reports: those in [lo, hi]
+ * whose 2^shift-byte bucket (counted from lo) has its bit set in
+ * @bucket, or every one in [lo, hi] when @bucket is NULL.
+ */
+struct branch_filter {
+	uint64_t lo, hi;
+	const uint64_t *bucket;
+	unsigned int shift;
+};
+
+static inline bool branch_wanted(const struct branch_filter *f, uint64_t t)
+{
+	uint64_t b;
+
+	if (t < f->lo || t > f->hi)
+		return false;
+	b = (t - f->lo) >> f->shift;
+	return !f->bucket || (f->bucket[b / 64] >> (b % 64) & 1);
+}
+
 /* The longest entry prefix of any architecture (endbr64: 4 bytes). */
 #define ARCH_ENTRY_PREFIX_MAX 4
 
@@ -81,12 +102,15 @@ struct arch {
 	 * relocation @type refers to an address.  next_branch: the first
 	 * offset at or after @from where @code (loaded at @addr, @size
 	 * bytes) may hold a direct call or jump with a 32-bit
-	 * displacement, its destination in *@target; @size when none.
-	 * Bytes are not decoded, so any position matches (see reach.c).
+	 * displacement to a destination @f wants, that destination in
+	 * *@target; @size when none.  Bytes are not decoded, so any
+	 * position matches (see reach.c); the filter is applied in the
+	 * scan's own loop because most positions lead elsewhere.
 	 */
 	enum ref_kind (*reloc_ref)(uint32_t type);
 	uint64_t (*next_branch)(const uint8_t *code, uint64_t size,
 				uint64_t from, uint64_t addr,
+				const struct branch_filter *f,
 				uint64_t *target);
 	/*
 	 * Architectures whose mcount call follows the prologue (aarch64,

@@ -72,6 +72,8 @@ struct reach {
 	struct cand *v;
 	size_t n;
 	uint64_t *bucket;	/* NULL: the range is too wide, search */
+	/* the candidates' range and buckets, to rule out most addresses */
+	struct branch_filter filter;
 	/*
 	 * A table bracketed by bound symbols inside another section (the
 	 * kernel's __start_mcount_loc..__stop_mcount_loc in .init.data):
@@ -118,12 +120,7 @@ static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
 {
 	size_t i;
 
-	uint64_t b;
-
-	if (!rc->n || addr < rc->v[0].entry || addr > rc->v[rc->n - 1].entry)
-		return;
-	b = (addr - rc->v[0].entry) >> BUCKET_SHIFT;
-	if (rc->bucket && !(rc->bucket[b / 64] & (1ULL << (b % 64))))
+	if (!branch_wanted(&rc->filter, addr))
 		return;
 	i = lower_bound(rc, addr);
 	if (i >= rc->n || rc->v[i].entry != addr)
@@ -236,19 +233,24 @@ static void resolve_symbols(struct reach *rc)
 	free(cover);
 }
 
-static void make_buckets(struct reach *rc)
+/* The filter of candidate entries; rc->n > 0, rc->v sorted. */
+static void make_filter(struct reach *rc)
 {
 	uint64_t n, b;
 	size_t i;
 
-	n = ((rc->v[rc->n - 1].entry - rc->v[0].entry) >> BUCKET_SHIFT) + 1;
+	rc->filter.lo = rc->v[0].entry;
+	rc->filter.hi = rc->v[rc->n - 1].entry;
+	rc->filter.shift = BUCKET_SHIFT;
+	n = ((rc->filter.hi - rc->filter.lo) >> BUCKET_SHIFT) + 1;
 	if (n > BUCKETS_MAX)
 		return;
 	rc->bucket = xcalloc((size_t)(n + 63) / 64, sizeof(*rc->bucket));
 	for (i = 0; i < rc->n; i++) {
-		b = (rc->v[i].entry - rc->v[0].entry) >> BUCKET_SHIFT;
+		b = (rc->v[i].entry - rc->filter.lo) >> BUCKET_SHIFT;
 		rc->bucket[b / 64] |= 1ULL << (b % 64);
 	}
+	rc->filter.bucket = rc->bucket;
 }
 
 /*
@@ -419,7 +421,8 @@ static void scan_branches(struct reach *rc)
 			continue;	/* entries are sorted: one section at a time */
 		sec = &rc->im->secs[rc->v[i].shndx];
 		for (p = 0; (p = a->next_branch(sec->bytes, sec->sh.sh_size, p,
-						  sec->sh.sh_addr, &target)) <
+						  sec->sh.sh_addr, &rc->filter,
+						  &target)) <
 			    sec->sh.sh_size; p++)
 			reaches(rc, sec->sh.sh_addr + p, target);
 	}
@@ -522,7 +525,7 @@ int reach_check(struct image *im, const struct scan_result *r)
 		rc.first_global = im->symtab->sh.sh_info;
 		if (rc.first_global < 1 || rc.first_global > im->nsyms)
 			rc.first_global = im->nsyms;	/* malformed: all */
-		make_buckets(&rc);
+		make_filter(&rc);
 		ret = find_refs(&rc);
 		/*
 		 * Rare from here: something refers to a candidate's entry.
