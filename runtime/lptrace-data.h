@@ -53,7 +53,7 @@ enum lpt_event_kind {
 	LPT_EV_EXIT,		/* graph mode: it returned (or was unwound) */
 };
 
-/* The CPU of an event when the CPU has no RDTSCP. */
+/* The CPU of an event when the CPU has neither RDPID nor RDTSCP. */
 #define LPT_EV_CPU_UNKNOWN	0xffff
 
 struct lpt_event {
@@ -62,7 +62,7 @@ struct lpt_event {
 	uint64_t arg;		/* CALL, ENTRY: return address into the caller;
 				   EXIT: the TSC of its entry */
 	int32_t tid;		/* the thread, whichever owned the buffer */
-	uint16_t cpu;		/* LPT_EV_CPU_UNKNOWN without RDTSCP */
+	uint16_t cpu;		/* LPT_EV_CPU_UNKNOWN without RDPID, RDTSCP */
 	uint8_t kind;		/* enum lpt_event_kind */
 	uint8_t depth;		/* graph mode: calls below it on the shadow
 				   stack (0 = outermost traced) */

@@ -70,7 +70,7 @@ __thread int lpt_busy LPT_TLS;		/* recursion guard */
 
 static struct lpt_tbuf *lpt_head;
 static size_t lpt_cap = LPT_BUFSIZE_DEFAULT;
-int lpt_rdtscp_ok;
+int lpt_cpu_insn;			/* enum lpt_cpu_insn */
 static int lpt_no_overwrite;		/* stream or keep-first mode */
 static uint64_t lpt_recursed;		/* events lost to recursion */
 
@@ -88,7 +88,7 @@ void lpt_record_setup(size_t events_per_thread, int no_overwrite)
 {
 	lpt_cap = events_per_thread;
 	lpt_no_overwrite = no_overwrite;
-	lpt_rdtscp_ok = lpt_have_rdtscp();
+	lpt_cpu_insn = lpt_cpu_insn_best();
 }
 
 int lpt_record_overwrites(void)

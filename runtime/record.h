@@ -20,7 +20,7 @@
 #define lpt_inline	static inline __attribute__((always_inline, no_instrument_function))
 
 extern __thread struct lpt_tbuf *lpt_self LPT_TLS;
-extern int lpt_rdtscp_ok;
+extern int lpt_cpu_insn;
 struct lpt_tbuf *lpt_tbuf_first(void);
 
 /* The calling thread's buffer (mapped on first use).  Caller is busy. */
@@ -31,10 +31,14 @@ lpt_inline struct lpt_tbuf *lpt_tbuf_self(void)
 	return __builtin_expect(b != NULL, 1) ? b : lpt_tbuf_first();
 }
 
-/* The TSC, and the CPU when the CPU has RDTSCP. */
+/* The TSC, and the CPU when the CPU has RDPID or RDTSCP (clock.h). */
 lpt_inline uint64_t lpt_tsc_cpu(uint32_t *cpu)
 {
-	if (__builtin_expect(lpt_rdtscp_ok, 1))
+	if (__builtin_expect(lpt_cpu_insn == LPT_CPU_RDPID, 1)) {
+		*cpu = lpt_rdpid();
+		return lpt_rdtsc();
+	}
+	if (lpt_cpu_insn == LPT_CPU_RDTSCP)
 		return lpt_rdtscp(cpu);
 	*cpu = LPT_EV_CPU_UNKNOWN;
 	return lpt_rdtsc();

@@ -304,26 +304,28 @@ static int drain_one(int fd, struct lpt_tbuf *b, uint64_t *buf)
 	if (head - from > b->cap)
 		from = head - b->cap;
 	while (from < head) {
-		size_t i = from % b->cap, w = 2;
+		size_t i = from % b->cap, w = 2, cap = b->cap;
+		const struct lpt_event *ev = b->ev;
+		int32_t tid = ev[i].tid;
+		uint32_t count = 0;
 		struct lpt_pk_state st;
 		struct iovec iov;
 
-		re->tid = b->ev[i].tid;
-		re->count = 0;
 		lpt_pk_start(&st);
 		do {
-			w += lpt_pk_encode(&st, &b->ev[i], buf + w);
-			re->count++;
-			if (++i == b->cap)
+			w += lpt_pk_encode(&st, &ev[i], buf + w);
+			count++;
+			if (++i == cap)
 				i = 0;
-		} while (++from < head && b->ev[i].tid == re->tid &&
+		} while (++from < head && ev[i].tid == tid &&
 			 w + LPT_PK_MAX_WORDS <= LPT_PACK_WORDS);
 		*h = (struct lpt_rec){ LPT_REC_EVENTS, (w - 1) * 8 };
+		*re = (struct lpt_rec_events){ tid, count };
 		iov = (struct iovec){ buf, w * 8 };
 		err = write_all(fd, &iov, 1);
 		if (err)
 			return err;
-		lpt_stream.events += re->count;
+		lpt_stream.events += count;
 		/* The owner may reuse the slots once it sees the new tail. */
 		__atomic_store_n(&b->tail, from, __ATOMIC_RELEASE);
 		lpt_drained(b);
