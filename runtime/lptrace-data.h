@@ -138,38 +138,40 @@ static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 					 const struct lpt_event *e,
 					 uint64_t *w)
 {
-	uint64_t dt = e->tsc - st->tsc, func = e->func, da;
+	/*
+	 * ENTRY and EXIT alternate unpredictably: their arguments are
+	 * both computed and one selected, without a branch.  The CALL and
+	 * ENTRY offset is biased into 0..2^32 to test its range.
+	 */
+	int exit = e->kind == LPT_EV_EXIT;
+	uint64_t bias = exit ? 0 : 0x80000000ull;
+	uint64_t da = (exit ? e->tsc - e->arg : e->arg - e->func) + bias;
+	uint64_t dt = e->tsc - st->tsc, func = e->func;
 	uint64_t w0 = (uint64_t)e->depth << LPT_PK_DEPTH_SHIFT |
 		      (uint64_t)e->kind << LPT_PK_KIND_SHIFT;
 	unsigned int n = 2;
 
-	if (e->kind == LPT_EV_EXIT)
-		da = e->tsc - e->arg;
-	else
-		da = e->arg - func + 0x80000000ull;	/* int32 range: < 2^32 */
-	if (func >> LPT_PK_FUNC_BITS) {
+	if (__builtin_expect(func >> LPT_PK_FUNC_BITS, 0)) {
 		w0 |= LPT_PK_F_FUNC;
 		w[n++] = func;
 		func = 0;
 	}
-	if (dt >> 32) {		/* also a tsc below the last */
+	if (__builtin_expect(dt >> 32, 0)) {	/* also a tsc below the last */
 		w0 |= LPT_PK_F_TSC;
 		w[n++] = e->tsc;
 		dt = 0;
 	}
-	if (da >> 32) {		/* also an entry after its exit */
+	if (__builtin_expect(da >> 32, 0)) {	/* also an entry after its exit */
 		w0 |= LPT_PK_F_ARG;
 		w[n++] = e->arg;
-		da = 0;
-	} else if (e->kind != LPT_EV_EXIT) {
-		da -= 0x80000000ull;
+		da = bias;
 	}
-	if (e->cpu != st->cpu) {
+	if (__builtin_expect(e->cpu != st->cpu, 0)) {
 		w0 |= LPT_PK_F_CPU;
 		w[n++] = e->cpu;
 	}
 	w[0] = w0 | func;
-	w[1] = dt | da << 32;
+	w[1] = dt | (da - bias) << 32;
 	st->tsc = e->tsc;
 	st->cpu = e->cpu;
 	return n;

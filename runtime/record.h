@@ -59,22 +59,32 @@ lpt_inline void lpt_event_fill(struct lpt_event *e, const struct lpt_tbuf *b,
 }
 
 /*
- * lpt_emit(..., hold = 0) when nothing is held and head is below `limit`,
- * where the owner last saw room (record.c): then ev[pos] is free and no
- * tail needs loading.  Same stores, same release of head.
+ * May the next event go straight to ev[pos]?  Yes when nothing is held
+ * and head is below `limit`, where the owner last saw room (record.c):
+ * then ev[pos] is free and no tail needs loading.
  */
+lpt_inline int lpt_emit_fast_ok(const struct lpt_tbuf *b)
+{
+	return !b->held && b->head < b->limit;
+}
+
+/* lpt_emit(..., hold = 0) once lpt_emit_fast_ok: the same stores and release. */
+lpt_inline void lpt_emit_fast(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
+			      uint32_t cpu, uintptr_t func, uint64_t arg,
+			      unsigned int depth)
+{
+	lpt_event_fill(&b->ev[b->pos], b, kind, tsc, cpu, func, arg, depth);
+	b->pos = b->pos + 1 == b->cap ? 0 : b->pos + 1;
+	__atomic_store_n(&b->head, b->head + 1, __ATOMIC_RELEASE);
+}
+
 lpt_inline int lpt_emit_now(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 			    uint32_t cpu, uintptr_t func, uint64_t arg,
 			    unsigned int depth)
 {
-	struct lpt_event *e;
-
-	if (__builtin_expect(b->held || b->head >= b->limit, 0))
+	if (__builtin_expect(!lpt_emit_fast_ok(b), 0))
 		return lpt_emit(b, kind, tsc, cpu, func, arg, depth, 0);
-	e = &b->ev[b->pos];
-	lpt_event_fill(e, b, kind, tsc, cpu, func, arg, depth);
-	b->pos = b->pos + 1 == b->cap ? 0 : b->pos + 1;
-	__atomic_store_n(&b->head, b->head + 1, __ATOMIC_RELEASE);
+	lpt_emit_fast(b, kind, tsc, cpu, func, arg, depth);
 	return 0;
 }
 
