@@ -141,7 +141,8 @@ static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 	/*
 	 * ENTRY and EXIT alternate unpredictably: their arguments are
 	 * both computed and one selected, without a branch.  The CALL and
-	 * ENTRY offset is biased into 0..2^32 to test its range.
+	 * ENTRY offset is biased into 0..2^32 to test its range.  One test
+	 * for all four extension words: they are rare.
 	 */
 	int exit = e->kind == LPT_EV_EXIT;
 	uint64_t bias = exit ? 0 : 0x80000000ull;
@@ -151,29 +152,32 @@ static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 		      (uint64_t)e->kind << LPT_PK_KIND_SHIFT;
 	unsigned int n = 2;
 
-	if (__builtin_expect(func >> LPT_PK_FUNC_BITS, 0)) {
-		w0 |= LPT_PK_F_FUNC;
-		w[n++] = func;
-		func = 0;
-	}
-	if (__builtin_expect(dt >> 32, 0)) {	/* also a tsc below the last */
-		w0 |= LPT_PK_F_TSC;
-		w[n++] = e->tsc;
-		dt = 0;
-	}
-	if (__builtin_expect(da >> 32, 0)) {	/* also an entry after its exit */
-		w0 |= LPT_PK_F_ARG;
-		w[n++] = e->arg;
-		da = bias;
-	}
-	if (__builtin_expect(e->cpu != st->cpu, 0)) {
-		w0 |= LPT_PK_F_CPU;
-		w[n++] = e->cpu;
+	if (__builtin_expect((func >> LPT_PK_FUNC_BITS | dt >> 32 | da >> 32 |
+			      (uint64_t)(e->cpu ^ st->cpu)) != 0, 0)) {
+		if (func >> LPT_PK_FUNC_BITS) {
+			w0 |= LPT_PK_F_FUNC;
+			w[n++] = func;
+			func = 0;
+		}
+		if (dt >> 32) {		/* also a tsc below the last */
+			w0 |= LPT_PK_F_TSC;
+			w[n++] = e->tsc;
+			dt = 0;
+		}
+		if (da >> 32) {		/* also an entry after its exit */
+			w0 |= LPT_PK_F_ARG;
+			w[n++] = e->arg;
+			da = bias;
+		}
+		if (e->cpu != st->cpu) {
+			w0 |= LPT_PK_F_CPU;
+			w[n++] = e->cpu;
+			st->cpu = e->cpu;
+		}
 	}
 	w[0] = w0 | func;
 	w[1] = dt | (da - bias) << 32;
 	st->tsc = e->tsc;
-	st->cpu = e->cpu;
 	return n;
 }
 

@@ -313,11 +313,22 @@ static int drain_one(int fd, struct lpt_tbuf *b, uint64_t *buf)
 
 		lpt_pk_start(&st);
 		do {
-			w += lpt_pk_encode(&st, &ev[i], buf + w);
-			count++;
-			if (++i == cap)
+			/* Up to the ring's end or a full staging buffer. */
+			uint64_t end = head - from;
+
+			if (end > cap - i)
+				end = cap - i;
+			if (end > (LPT_PACK_WORDS - w) / LPT_PK_MAX_WORDS)
+				end = (LPT_PACK_WORDS - w) / LPT_PK_MAX_WORDS;
+			end += from;
+			while (from < end && ev[i].tid == tid) {
+				w += lpt_pk_encode(&st, &ev[i++], buf + w);
+				from++;
+				count++;
+			}
+			if (i == cap)
 				i = 0;
-		} while (++from < head && ev[i].tid == tid &&
+		} while (from < head && ev[i].tid == tid &&
 			 w + LPT_PK_MAX_WORDS <= LPT_PACK_WORDS);
 		*h = (struct lpt_rec){ LPT_REC_EVENTS, (w - 1) * 8 };
 		*re = (struct lpt_rec_events){ tid, count };
