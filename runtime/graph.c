@@ -286,10 +286,10 @@ out:
 
 /*
  * The common entry, decided before any work and done without a call (so
- * without saving registers): the thread has its shadow stack and its
- * buffer, the top frame is live (lpt_graph_entry's test), this is no
- * tail call, no depth limit or minimum duration applies, and the event
- * fits in the ring (lpt_emit_fast_ok).  Anything else, including a
+ * with fewer registers to save: 5 of 6, and lpt_graph_exit 3 of 6): the
+ * thread has its shadow stack and its buffer, the top frame is live
+ * (top_live), this is no tail call, no depth limit or minimum duration
+ * applies, and the event fits in the ring (lpt_emit_fast_ok).  Anything else, including a
  * busy thread, goes to entry_slow, which decides it from the start; the
  * fast path has changed nothing by then.  lpt_busy is set before the
  * tests, so a signal handler's traced calls cannot move sh->n or the
