@@ -30,8 +30,19 @@ peers, when their tools exist:
               from libc.so, which uftrace's preloaded libmcount replaces)
 
 Every run's checksum line must equal the floor's, so no way is faster by
-doing less.  Usage:
+doing less.  Every run goes through /usr/bin/time: the table also gives
+the median CPU-seconds (user + system, the writer thread's included)
+and the trace's size (ours: also bytes per event).
+
+  --ways A,B,...   run only these ways (nopg, the floor, always runs)
+  --ref-lib LIB    also a way graph-stream-ref: the graph-stream way
+                   linked with another liblptrace.a (an older commit's
+                   build), so a change to the runtime is measured
+                   beside its reference in the same interleaved run
+
+Usage:
   bench/overhead.py [--units 40] [--funcs 100] [--rounds R] [--reps 7]
+                    [--ways A,B] [--ref-lib LIB]
                     [--out build/overhead] [--markdown FILE]
 """
 
@@ -126,7 +137,13 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--out", default=os.path.join(TOP, "build", "overhead"))
     ap.add_argument("--markdown", help="also write the table to this file")
+    ap.add_argument("--ways", help="comma-separated ways to run (and nopg)")
+    ap.add_argument("--ref-lib", help="another liblptrace.a: adds the way "
+                    "graph-stream-ref")
     args = ap.parse_args()
+    only = set(args.ways.split(",")) | {"nopg"} if args.ways else None
+    if only and args.ref_lib:
+        only.add("graph-stream-ref")
 
     out = os.path.abspath(args.out)
     shutil.rmtree(out, ignore_errors=True)
@@ -163,11 +180,19 @@ def main():
                                         "LPTRACE_GRAPH": "1",
                                         "LPTRACE_DATA":
                                         os.path.join(out, "graph.data")})
-    if shutil.which("gcc"):
+    if args.ref_lib:
+        ref_exe = os.path.join(out, "nop-ref")
+        sh(["bash", lv, ref_exe, "--", "gcc", "-no-pie", *objs,
+            os.path.abspath(args.ref_lib), "-lpthread"])
+        ways["graph-stream-ref"] = ([ref_exe], {
+            "LPTRACE_FILTER": "*", "LPTRACE_GRAPH": "1",
+            "LPTRACE_DATA": os.path.join(out, "graph-ref.data")})
+    if shutil.which("gcc") and (not only or "mnop-mcount" in only):
         ways["mnop-mcount"] = ([build(out, src, "mnop", "gcc",
                                       ["-pg", "-mfentry", "-mnop-mcount"],
                                       [stub])], {})
-    if shutil.which("clang"):
+    if shutil.which("clang") and (not only or only & {"xray", "xray-basic",
+                                                       "xray-fdr"}):
         try:
             xray = build(out, src, "xray", "clang",
                          ["-fxray-instrument",
@@ -185,7 +210,7 @@ def main():
                                 f"xray_logfile_base={logs['xray-fdr']}"})
         except subprocess.CalledProcessError as e:
             print(f"overhead: xray build failed, skipped: {e.stderr[-300:]}")
-    if shutil.which("uftrace"):
+    if shutil.which("uftrace") and (not only or "uftrace" in only):
         # Not tests/mcount-stubs.S: with plain -pg the program must call
         # glibc's mcount, which uftrace hooks, so only __fentry__ here.
         only_fentry = os.path.join(out, "fentry_only.o")
@@ -198,6 +223,11 @@ def main():
                             os.path.join(out, "uftrace.data"),
                             build(out, src, "pg-libc", "gcc", ["-pg"],
                                   [only_fentry])], {})
+
+    if only:
+        for name in list(ways):
+            if name not in only:
+                del ways[name]
 
     # the END record of a trace file (runtime/lptrace-data.h): its last
     # 48 bytes, {type 6, len 40} then events, dropped, overwritten,
@@ -214,15 +244,34 @@ def main():
         events, dropped, _, _, _, waits = struct.unpack("<QQQQiI", rec[8:])
         return events, dropped, waits
 
+    cpu_s = {}      # name -> [user + system seconds]
+    sizes = {}      # name -> [bytes of the trace file or directory]
+    per_event = {}  # name -> [the same per event, for ours]
+    tfile = os.path.join(out, "time.out")
+
+    def du(path):
+        if os.path.isfile(path):
+            return os.path.getsize(path)
+        return sum(os.path.getsize(os.path.join(d, f))
+                   for d, _, fs in os.walk(path) for f in fs)
+
     def run(name, rounds):
         argv, env = ways[name]
         full = dict(os.environ, LPTRACE_VERBOSE="0", **env)
         t0 = time.perf_counter()
-        p = subprocess.run([*argv, str(rounds)], capture_output=True,
+        p = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", tfile,
+                            *argv, str(rounds)], capture_output=True,
                            text=True, env=full)
         dt = time.perf_counter() - t0
         if p.returncode:
             sys.exit(f"overhead: {name} failed:\n{p.stderr}")
+        with open(tfile) as f:
+            user, system = f.read().split()[-2:]
+        cpu_s.setdefault(name, []).append(float(user) + float(system))
+        if name == "uftrace":
+            udata = os.path.join(out, "uftrace.data")
+            sizes.setdefault(name, []).append(du(udata))
+            shutil.rmtree(udata)
         line = [l for l in p.stdout.splitlines() if l.startswith("checksum=")]
         if name in logs:
             d, base = os.path.split(logs[name])
@@ -232,9 +281,13 @@ def main():
         data = env.get("LPTRACE_DATA")
         if data:                # files of gigabytes: counted, then removed
             losses.setdefault(name, []).append(end_record(data))
+            sizes.setdefault(name, []).append(du(data))
+            per_event.setdefault(name, []).append(
+                du(data) / max(losses[name][-1][0], 1))
             os.remove(data)
         return dt, line[0] if line else p.stdout
 
+    calls = 1
     rounds = args.rounds
     if not rounds:
         run("nopg", 50)                 # warm the page cache
@@ -242,11 +295,13 @@ def main():
         rounds = max(50, int(200 * 0.5 / max(dt, 1e-3)))
     want = run("nopg", rounds)[1]
     calls = int(want.split("calls=")[1].split()[0])
-    ways["traced"][1]["LPTRACE_BUFSIZE"] = str(calls + 4096)
+    if "traced" in ways:
+        ways["traced"][1]["LPTRACE_BUFSIZE"] = str(calls + 4096)
+    cpu_s.clear()               # the calibration runs do not count
     times = {name: [] for name in ways}
     for rep in range(args.reps):
         for name in ways:
-            if name in ("uftrace", "xray-basic") and rep >= 3:
+            if name in ("uftrace", "xray-basic") and rep >= 3 and not only:
                 continue        # far slower: three runs are enough
             dt, check = run(name, rounds)
             if check != want:
@@ -260,12 +315,18 @@ def main():
              f"{rounds} rounds per run ({calls} calls); "
              f"{len(times['nopg'])} runs per way, interleaved; "
              f"CPU: {cpu}, {os.cpu_count()} cores.", "",
-             "| way | median s | min–max s | ratio to nopg |",
-             "|---|---|---|---|"]
+             "| way | median s | min–max s | ratio to nopg | "
+             "median CPU s | trace MB | bytes/event |",
+             "|---|---|---|---|---|---|---|"]
     for name, ts in times.items():
         med = statistics.median(ts)
+        bpe = (f"{statistics.median(per_event[name]):.1f}"
+               if name in per_event else "")
+        mb = (f"{statistics.median(sizes[name]) / 1e6:.0f}"
+              if name in sizes else "")
         lines.append(f"| {name} | {med:.3f} | {min(ts):.3f}–{max(ts):.3f} | "
-                     f"{med / floor:.2f}× |")
+                     f"{med / floor:.2f}× | "
+                     f"{statistics.median(cpu_s[name]):.2f} | {mb} | {bpe} |")
     if losses:
         lines.append("")
     for name, runs in losses.items():
@@ -274,6 +335,18 @@ def main():
         lines.append(f"{name}: {events} events written, {dropped} dropped, "
                      f"{waits} waits for the writer "
                      f"(the run with the median loss)")
+    if "uftrace" in times:
+        lines.append("")
+        cfloor = statistics.median(cpu_s["nopg"])
+        for name in ("graph-stream", "graph-stream-ref"):
+            if name not in times:
+                continue
+            wall = ((statistics.median(times[name]) - floor) /
+                    (statistics.median(times["uftrace"]) - floor))
+            cpus = ((statistics.median(cpu_s[name]) - cfloor) /
+                    (statistics.median(cpu_s["uftrace"]) - cfloor))
+            lines.append(f"{name}: overhead over nopg {wall:.2f} of "
+                         f"uftrace's in wall time, {cpus:.2f} in CPU time")
     text = "\n".join(lines)
     print(text)
     if args.markdown:

@@ -2,7 +2,7 @@
 /*
  * lptrace-data.h - the binary trace file (LPTRACE_DATA), written by the
  * runtime while the program runs (stream.c) and read by the lptrace
- * tool (tools/lptrace/).  The one definition of the format.
+ * tool (lptrace-cli/data.c).  The one definition of the format.
  *
  * The file is the 8-byte magic, then records: a struct lpt_rec header
  * and `len` bytes of payload, padded to 8 bytes.  Little-endian, the
@@ -14,8 +14,9 @@
  *   SYMS     the program's functions: struct lpt_rec_sym entries, each
  *            followed by its name (namelen bytes, no NUL) padded to 8;
  *            later, one such record per shared library with a table
- *   EVENTS   struct lpt_event[len / sizeof(struct lpt_event)], in the
- *            order each thread recorded them
+ *   EVENTS   one thread's events, in the order it recorded them:
+ *            struct lpt_rec_events (the thread id, once), then the
+ *            events packed (below), 16 bytes each in the common case
  *   THREAD   struct lpt_rec_thread: a thread id's name
  *   CLOCK    struct lpt_rec_clock: two (TSC, CLOCK_MONOTONIC ns) points
  *   END      struct lpt_rec_end: totals and why the file ended
@@ -23,9 +24,11 @@
 #ifndef LPTRACE_DATA_H
 #define LPTRACE_DATA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define LPT_DATA_MAGIC		"LPTDATA1"	/* 8 bytes, no NUL */
+#define LPT_DATA_VERSION	2		/* INFO's version */
 #define LPT_DATA_MAGIC_LEN	8
 #define LPT_REC_ALIGN		8
 
@@ -50,7 +53,7 @@ enum lpt_event_kind {
 	LPT_EV_EXIT,		/* graph mode: it returned (or was unwound) */
 };
 
-/* The CPU of an event when the CPU has no RDTSCP. */
+/* The CPU of an event when the CPU has neither RDPID nor RDTSCP. */
 #define LPT_EV_CPU_UNKNOWN	0xffff
 
 struct lpt_event {
@@ -59,7 +62,7 @@ struct lpt_event {
 	uint64_t arg;		/* CALL, ENTRY: return address into the caller;
 				   EXIT: the TSC of its entry */
 	int32_t tid;		/* the thread, whichever owned the buffer */
-	uint16_t cpu;		/* LPT_EV_CPU_UNKNOWN without RDTSCP */
+	uint16_t cpu;		/* LPT_EV_CPU_UNKNOWN without RDPID, RDTSCP */
 	uint8_t kind;		/* enum lpt_event_kind */
 	uint8_t depth;		/* graph mode: calls below it on the shadow
 				   stack (0 = outermost traced) */
@@ -68,15 +71,159 @@ struct lpt_event {
 #define LPT_INFO_GRAPH		1u	/* function-graph mode */
 
 struct lpt_rec_info {
-	uint32_t version;	/* 1 */
+	uint32_t version;	/* LPT_DATA_VERSION */
 	uint32_t flags;		/* LPT_INFO_* */
 	int32_t pid;
-	uint32_t event_size;	/* sizeof(struct lpt_event) */
+	uint32_t event_size;	/* LPT_PK_EVENT_SIZE: a packed event's two
+				   words (version 1: 32, struct lpt_event) */
 	uint64_t load_bias;	/* added to the file's symbol addresses */
 	uint64_t min_ns;	/* minimum-duration filter, 0 = none */
 	uint32_t max_depth;	/* depth filter, 0 = none */
 	uint32_t pathlen;	/* the program's path follows, no NUL */
 };
+
+/*
+ * An EVENTS record: the thread that recorded them (the ring's owner at
+ * the time: a ring taken over from an exited thread starts a new
+ * record), the number of events, then the events packed.  A packed
+ * event is two little-endian 64-bit words and, when a field does not
+ * fit them, extension words:
+ *
+ *   word 0   bits  0-47  func (the site address)
+ *            bits 48-55  depth
+ *            bits 56-57  kind (enum lpt_event_kind)
+ *            bits 58-61  LPT_PK_F_*: which extension words follow
+ *            bits 62-63  zero
+ *   word 1   bits  0-31  tsc minus the previous event's in the record
+ *            bits 32-63  CALL, ENTRY: arg - func as a signed number
+ *                        (the return address lies near the function);
+ *                        EXIT: tsc - arg, the call's duration
+ *   then, in this order, one word each for the flags set: the full
+ *   func, tsc, arg, and the cpu (when it is not the previous event's).
+ *
+ * At a record's start the previous tsc is 0 and the previous cpu is
+ * LPT_EV_CPU_UNKNOWN, so a record decodes alone.  lpt_pk_encode and
+ * lpt_pk_decode below are the format's only writer and reader.
+ */
+struct lpt_rec_events {
+	int32_t tid;
+	uint32_t count;		/* events packed in the record */
+};
+
+#define LPT_PK_EVENT_SIZE	16	/* the two words */
+#define LPT_PK_MAX_WORDS	6	/* with every extension word */
+#define LPT_PK_FUNC_BITS	48
+#define LPT_PK_DEPTH_SHIFT	48
+#define LPT_PK_KIND_SHIFT	56
+#define LPT_PK_F_FUNC		(1ull << 58)
+#define LPT_PK_F_TSC		(1ull << 59)
+#define LPT_PK_F_ARG		(1ull << 60)
+#define LPT_PK_F_CPU		(1ull << 61)
+#define LPT_PK_RESERVED		(3ull << 62)
+
+/* What a record's previous event leaves to the next. */
+struct lpt_pk_state {
+	uint64_t tsc;
+	uint32_t cpu;
+};
+
+static inline void lpt_pk_start(struct lpt_pk_state *st)
+{
+	st->tsc = 0;
+	st->cpu = LPT_EV_CPU_UNKNOWN;
+}
+
+/* Pack @e after @st's event into @w; returns the words used (2 to 6). */
+static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
+					 const struct lpt_event *e,
+					 uint64_t *w)
+{
+	/*
+	 * ENTRY and EXIT alternate unpredictably: their arguments are
+	 * both computed and one selected, without a branch.  The CALL and
+	 * ENTRY offset is biased into 0..2^32 to test its range.  One test
+	 * for all four extension words: they are rare.
+	 */
+	int exit = e->kind == LPT_EV_EXIT;
+	uint64_t bias = exit ? 0 : 0x80000000ull;
+	uint64_t da = (exit ? e->tsc - e->arg : e->arg - e->func) + bias;
+	uint64_t dt = e->tsc - st->tsc, func = e->func;
+	uint64_t w0 = (uint64_t)e->depth << LPT_PK_DEPTH_SHIFT |
+		      (uint64_t)e->kind << LPT_PK_KIND_SHIFT;
+	unsigned int n = 2;
+
+	if (__builtin_expect((func >> LPT_PK_FUNC_BITS | dt >> 32 | da >> 32 |
+			      (uint64_t)(e->cpu ^ st->cpu)) != 0, 0)) {
+		if (func >> LPT_PK_FUNC_BITS) {
+			w0 |= LPT_PK_F_FUNC;
+			w[n++] = func;
+			func = 0;
+		}
+		if (dt >> 32) {		/* also a tsc below the last */
+			w0 |= LPT_PK_F_TSC;
+			w[n++] = e->tsc;
+			dt = 0;
+		}
+		if (da >> 32) {		/* also an entry after its exit */
+			w0 |= LPT_PK_F_ARG;
+			w[n++] = e->arg;
+			da = bias;
+		}
+		if (e->cpu != st->cpu) {
+			w0 |= LPT_PK_F_CPU;
+			w[n++] = e->cpu;
+			st->cpu = e->cpu;
+		}
+	}
+	w[0] = w0 | func;
+	w[1] = dt | (da - bias) << 32;
+	st->tsc = e->tsc;
+	return n;
+}
+
+/*
+ * Unpack one event of thread @tid from @w[0..@left) into @e.  Returns
+ * the words used, or 0 if @w is not a packed event (reserved bits or
+ * kind set, an extension word past @left).
+ */
+static inline unsigned int lpt_pk_decode(struct lpt_pk_state *st,
+					 const uint64_t *w, size_t left,
+					 int32_t tid, struct lpt_event *e)
+{
+	uint64_t w0, w1, arg;
+	unsigned int n = 2, kind;
+
+	if (left < 2)
+		return 0;
+	w0 = w[0];
+	w1 = w[1];
+	kind = w0 >> LPT_PK_KIND_SHIFT & 3;
+	if ((w0 & LPT_PK_RESERVED) || kind > LPT_EV_EXIT ||
+	    left < 2 + (unsigned int)__builtin_popcountll(w0 & (0xfull << 58)))
+		return 0;
+	e->func = w0 & ((1ull << LPT_PK_FUNC_BITS) - 1);
+	if (w0 & LPT_PK_F_FUNC)
+		e->func = w[n++];
+	e->tsc = st->tsc + (uint32_t)w1;
+	if (w0 & LPT_PK_F_TSC)
+		e->tsc = w[n++];
+	if (kind == LPT_EV_EXIT)
+		arg = e->tsc - (w1 >> 32);
+	else
+		arg = e->func + (int64_t)(int32_t)(w1 >> 32);
+	if (w0 & LPT_PK_F_ARG)
+		arg = w[n++];
+	e->arg = arg;
+	e->cpu = st->cpu;
+	if (w0 & LPT_PK_F_CPU)
+		e->cpu = w[n++];
+	e->tid = tid;
+	e->kind = kind;
+	e->depth = w0 >> LPT_PK_DEPTH_SHIFT;
+	st->tsc = e->tsc;
+	st->cpu = e->cpu;
+	return n;
+}
 
 struct lpt_rec_sym {
 	uint64_t addr;		/* run-time address */

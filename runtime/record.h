@@ -20,7 +20,7 @@
 #define lpt_inline	static inline __attribute__((always_inline, no_instrument_function))
 
 extern __thread struct lpt_tbuf *lpt_self LPT_TLS;
-extern int lpt_rdtscp_ok;
+extern int lpt_cpu_insn;
 struct lpt_tbuf *lpt_tbuf_first(void);
 
 /* The calling thread's buffer (mapped on first use).  Caller is busy. */
@@ -31,10 +31,14 @@ lpt_inline struct lpt_tbuf *lpt_tbuf_self(void)
 	return __builtin_expect(b != NULL, 1) ? b : lpt_tbuf_first();
 }
 
-/* The TSC, and the CPU when the CPU has RDTSCP. */
+/* The TSC, and the CPU when the CPU has RDPID or RDTSCP (clock.h). */
 lpt_inline uint64_t lpt_tsc_cpu(uint32_t *cpu)
 {
-	if (__builtin_expect(lpt_rdtscp_ok, 1))
+	if (__builtin_expect(lpt_cpu_insn == LPT_CPU_RDPID, 1)) {
+		*cpu = lpt_rdpid();
+		return lpt_rdtsc();
+	}
+	if (lpt_cpu_insn == LPT_CPU_RDTSCP)
 		return lpt_rdtscp(cpu);
 	*cpu = LPT_EV_CPU_UNKNOWN;
 	return lpt_rdtsc();
@@ -55,22 +59,32 @@ lpt_inline void lpt_event_fill(struct lpt_event *e, const struct lpt_tbuf *b,
 }
 
 /*
- * lpt_emit(..., hold = 0) when nothing is held and head is below `limit`,
- * where the owner last saw room (record.c): then ev[pos] is free and no
- * tail needs loading.  Same stores, same release of head.
+ * May the next event go straight to ev[pos]?  Yes when nothing is held
+ * and head is below `limit`, where the owner last saw room (record.c):
+ * then ev[pos] is free and no tail needs loading.
  */
+lpt_inline int lpt_emit_fast_ok(const struct lpt_tbuf *b)
+{
+	return !b->held && b->head < b->limit;
+}
+
+/* lpt_emit(..., hold = 0) once lpt_emit_fast_ok: the same stores and release. */
+lpt_inline void lpt_emit_fast(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
+			      uint32_t cpu, uintptr_t func, uint64_t arg,
+			      unsigned int depth)
+{
+	lpt_event_fill(&b->ev[b->pos], b, kind, tsc, cpu, func, arg, depth);
+	b->pos = b->pos + 1 == b->cap ? 0 : b->pos + 1;
+	__atomic_store_n(&b->head, b->head + 1, __ATOMIC_RELEASE);
+}
+
 lpt_inline int lpt_emit_now(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc,
 			    uint32_t cpu, uintptr_t func, uint64_t arg,
 			    unsigned int depth)
 {
-	struct lpt_event *e;
-
-	if (__builtin_expect(b->held || b->head >= b->limit, 0))
+	if (__builtin_expect(!lpt_emit_fast_ok(b), 0))
 		return lpt_emit(b, kind, tsc, cpu, func, arg, depth, 0);
-	e = &b->ev[b->pos];
-	lpt_event_fill(e, b, kind, tsc, cpu, func, arg, depth);
-	b->pos = b->pos + 1 == b->cap ? 0 : b->pos + 1;
-	__atomic_store_n(&b->head, b->head + 1, __ATOMIC_RELEASE);
+	lpt_emit_fast(b, kind, tsc, cpu, func, arg, depth);
 	return 0;
 }
 

@@ -11,6 +11,7 @@ graph.c, the calls its main() makes.  Nothing here asserts on time.
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import threading
@@ -249,6 +250,42 @@ def test_bad_files(graph_prog, tmp_path):
     empty = tmp_path / "empty.data"
     empty.write_bytes(b"")
     assert "not an lptrace data file" in one_error(empty, "report")
+    # version 1 (32-byte events, before the packed format): refused
+    old = tmp_path / "v1.data"
+    old.write_bytes(raw[:16] + struct.pack("<I", 1) + raw[20:28] +
+                    struct.pack("<I", 32) + raw[32:])
+    assert one_error(old, "report") == (
+        f"lptrace: {old}: version 1 with 32-byte events; "
+        "this lptrace reads version 2 with 16-byte events")
+    # an EVENTS record whose first event has a reserved bit set
+    off, bad = 8, None
+    while bad is None:
+        rtype, rlen = struct.unpack_from("<II", raw, off)
+        if rtype == 3:
+            bad = bytearray(raw)
+            bad[off + 16 + 7] |= 0x80       # bit 63 of word 0
+        off += 8 + (rlen + 7 & ~7)
+    corrupt = tmp_path / "corrupt.data"
+    corrupt.write_bytes(bytes(bad))
+    assert re.match(rf"^lptrace: {re.escape(str(corrupt))}: corrupt EVENTS record at byte {off - 8 - (rlen + 7 & ~7)}: event 0 of \d+ is not a packed event$",
+                    one_error(corrupt, "report"))
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_packed_events_round_trip(tmp_path, cc):
+    """The file's packed events (runtime/lptrace-data.h) decode to the
+    very events packed, field by field, including every case that needs
+    an extension word (each one occurs; the generator makes sure)."""
+    if not shutil.which(cc):
+        pytest.skip(f"{cc} not installed")
+    exe = tmp_path / "pack"
+    run([cc, "-O2", "-Wall", "-Wextra", "-Werror", "-I", REPO / "runtime",
+         REPO / "tests/runtime/pack.c", "-o", exe])
+    out = run([exe]).stdout
+    m = re.match(r"^ok 100000 events in (\d+) words; extension words: "
+                 r"func (\d+) tsc (\d+) arg (\d+) cpu (\d+)$", out.strip())
+    assert m, out
+    assert all(int(n) > 0 for n in m.groups()[1:]), out
 
 
 def test_record_without_runtime(tmp_path):

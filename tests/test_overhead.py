@@ -25,6 +25,23 @@ def test_overhead_quick(tmp_path):
     if shutil.which("uftrace"):
         ways.append("uftrace")
     for way in ways:
+        # trace files: their size, and ours their bytes per event
+        size = (r"[0-9]+ \| [0-9.]+" if "stream" in way else
+                r"[0-9]+ \| " if way == "uftrace" else r" \| ")
         assert re.search(rf"^\| {way} \| [0-9.]+ \| [0-9.]+–[0-9.]+ \| "
-                         r"[0-9.]+× \|$", table, re.M), table
+                         rf"[0-9.]+× \| [0-9.]+ \| {size} \|$", table,
+                         re.M), table
     assert "| nopg | " in proc.stdout
+
+
+def test_overhead_ways_and_reference(tmp_path):
+    """--ways runs only those (and the floor); --ref-lib adds the graph
+    stream linked with another build of the runtime (here our own)."""
+    require_tools("gcc", "make")
+    md = tmp_path / "overhead.md"
+    run([sys.executable, REPO / "bench" / "overhead.py", "--units", "3",
+         "--funcs", "8", "--rounds", "20", "--reps", "1", "--ways",
+         "graph-stream", "--ref-lib", REPO / "runtime" / "liblptrace.a",
+         "--out", tmp_path / "work", "--markdown", md], timeout=600)
+    rows = re.findall(r"^\| ([a-z-]+) \| [0-9.]", md.read_text(), re.M)
+    assert rows == ["nopg", "graph-stream", "graph-stream-ref"], rows

@@ -171,6 +171,65 @@ static int group_threads(struct lpt_data *d, struct lpt_rec_thread *names,
 	return 0;
 }
 
+/*
+ * An EVENTS record at byte @at: one thread's packed events appended to
+ * d->ev (capacity *capp), each checked to lie within the record, their
+ * number against the record's count.
+ */
+static int read_events(struct lpt_data *d, const char *p, size_t len,
+		       size_t at, size_t *capp)
+{
+	struct lpt_rec_events re;
+	struct lpt_pk_state st;
+	const uint64_t *w = (const uint64_t *)(p + sizeof(re));
+	size_t left, n = 0;
+
+	if (len < sizeof(re) || len % 8) {
+		cli_error("%s: corrupt EVENTS record at byte %zu: %zu bytes, not a header and whole words",
+			  d->path, at, len);
+		return -1;
+	}
+	memcpy(&re, p, sizeof(re));
+	left = (len - sizeof(re)) / 8;
+	/* Every event takes two words at least: this bounds the count. */
+	if (re.count > left / 2) {
+		cli_error("%s: corrupt EVENTS record at byte %zu: %u events cannot fit in %zu bytes",
+			  d->path, at, re.count, len);
+		return -1;
+	}
+	if (d->nev + re.count > *capp) {
+		struct lpt_event *nv;
+
+		*capp = (d->nev + re.count) * 2;
+		nv = realloc(d->ev, *capp * sizeof(*nv));
+		if (!nv) {
+			cli_error("%s: %s", d->path, strerror(ENOMEM));
+			return -1;
+		}
+		d->ev = nv;
+	}
+	lpt_pk_start(&st);
+	for (n = 0; n < re.count; n++) {
+		unsigned int used = lpt_pk_decode(&st, w, left, re.tid,
+						  &d->ev[d->nev + n]);
+
+		if (!used) {
+			cli_error("%s: corrupt EVENTS record at byte %zu: event %zu of %u is not a packed event",
+				  d->path, at, n, re.count);
+			return -1;
+		}
+		w += used;
+		left -= used;
+	}
+	if (left) {
+		cli_error("%s: corrupt EVENTS record at byte %zu: %zu bytes after its %u events",
+			  d->path, at, left * 8, re.count);
+		return -1;
+	}
+	d->nev += re.count;
+	return 0;
+}
+
 /* Walk the records; every length is checked against what is left. */
 static int read_records(struct lpt_data *d, const char *map, size_t size)
 {
@@ -213,12 +272,12 @@ static int read_records(struct lpt_data *d, const char *map, size_t size)
 				goto out;
 			}
 			memcpy(&d->info, p, sizeof(d->info));
-			if (d->info.version != 1 ||
-			    d->info.event_size != sizeof(struct lpt_event)) {
-				cli_error("%s: version %u with %u-byte events; this lptrace reads version 1 with %zu-byte events",
+			if (d->info.version != LPT_DATA_VERSION ||
+			    d->info.event_size != LPT_PK_EVENT_SIZE) {
+				cli_error("%s: version %u with %u-byte events; this lptrace reads version %u with %u-byte events",
 					  d->path, d->info.version,
-					  d->info.event_size,
-					  sizeof(struct lpt_event));
+					  d->info.event_size, LPT_DATA_VERSION,
+					  LPT_PK_EVENT_SIZE);
 				goto out;
 			}
 			if (d->info.pathlen > h.len - sizeof(d->info))
@@ -230,25 +289,10 @@ static int read_records(struct lpt_data *d, const char *map, size_t size)
 			if (read_syms(d, p, h.len, off))
 				goto out;
 			break;
-		case LPT_REC_EVENTS: {
-			size_t n = h.len / sizeof(struct lpt_event);
-
-			if (d->nev + n > evcap) {
-				struct lpt_event *nv;
-
-				evcap = (d->nev + n) * 2;
-				nv = realloc(d->ev, evcap * sizeof(*nv));
-				if (!nv) {
-					cli_error("%s: %s", d->path,
-						  strerror(ENOMEM));
-					goto out;
-				}
-				d->ev = nv;
-			}
-			memcpy(d->ev + d->nev, p, n * sizeof(struct lpt_event));
-			d->nev += n;
+		case LPT_REC_EVENTS:
+			if (read_events(d, p, h.len, off, &evcap))
+				goto out;
 			break;
-		}
 		case LPT_REC_THREAD: {
 			struct lpt_rec_thread *nn;
 
