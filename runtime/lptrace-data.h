@@ -167,40 +167,39 @@ static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 	/*
 	 * ENTRY and EXIT alternate unpredictably: their arguments are
 	 * both computed and one selected, and the one-word EXIT chosen,
-	 * without a branch.  The CALL and ENTRY offset is biased into
-	 * 0..2^32 to test its range.  One test for all four extension
-	 * words: they are rare (and then no one-word EXIT).
+	 * without a branch (as masks: GCC makes branches of the
+	 * conditional expressions).  The CALL and ENTRY offset is biased
+	 * into 0..2^32 to test its range.  One test for all four
+	 * extension words: they are rare (and then no one-word EXIT).
 	 */
-	int exit = e->kind == LPT_EV_EXIT;
-	unsigned int depth = e->depth;
-	struct lpt_pk_open *o = &st->open[depth];
-	uint64_t bias = exit ? 0 : 0x80000000ull;
-	uint64_t da = (exit ? e->tsc - e->arg : e->arg - e->func) + bias;
-	uint64_t dt = e->tsc - st->tsc, func = e->func;
+	uint64_t tsc = e->tsc, arg = e->arg, func = e->func;
+	unsigned int kind = e->kind, depth = e->depth;
+	uint64_t exit = -(uint64_t)(kind == LPT_EV_EXIT);	/* all ones */
+	uint64_t bias = 0x80000000ull & ~exit;
+	uint64_t da = (((tsc - arg) & exit) | ((arg - func) & ~exit)) + bias;
+	uint64_t dt = tsc - st->tsc, wf = func;	/* word 0's func */
 	uint64_t w0 = (uint64_t)depth << LPT_PK_DEPTH_SHIFT |
-		      (uint64_t)e->kind << LPT_PK_KIND_SHIFT;
-	unsigned int n = 2, one = exit & (depth != LPT_PK_DEPTH_OPEN) &
-				  (o->func == func) & (o->tsc == e->arg);
+		      (uint64_t)kind << LPT_PK_KIND_SHIFT;
+	struct lpt_pk_open *o = &st->open[depth];
+	uint64_t one = exit & -(uint64_t)((depth != LPT_PK_DEPTH_OPEN) &
+					  (o->func == func) & (o->tsc == arg));
+	unsigned int n = 2;
 
-	o = &st->open[e->kind == LPT_EV_ENTRY ? depth : LPT_PK_DEPTH_OPEN];
-	o->func = func;
-	o->tsc = e->tsc;
-
-	if (__builtin_expect((func >> LPT_PK_FUNC_BITS | dt >> 32 | da >> 32 |
+	if (__builtin_expect(((dt | da) >> 32 | func >> LPT_PK_FUNC_BITS |
 			      (uint64_t)(e->cpu ^ st->cpu)) != 0, 0)) {
 		if (func >> LPT_PK_FUNC_BITS) {
 			w0 |= LPT_PK_F_FUNC;
 			w[n++] = func;
-			func = 0;
+			wf = 0;
 		}
 		if (dt >> 32) {		/* also a tsc below the last */
 			w0 |= LPT_PK_F_TSC;
-			w[n++] = e->tsc;
+			w[n++] = tsc;
 			dt = 0;
 		}
 		if (da >> 32) {		/* also an entry after its exit */
 			w0 |= LPT_PK_F_ARG;
-			w[n++] = e->arg;
+			w[n++] = arg;
 			da = bias;
 		}
 		if (e->cpu != st->cpu) {
@@ -210,10 +209,13 @@ static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 		}
 		one = 0;
 	}
-	w[0] = one ? w0 | LPT_PK_F_SHORT | dt : w0 | func;
+	w[0] = w0 | (wf & ~one) | ((LPT_PK_F_SHORT | dt) & one);
 	w[1] = dt | (da - bias) << 32;
-	st->tsc = e->tsc;
-	return n - one;
+	st->tsc = tsc;
+	o = &st->open[kind == LPT_EV_ENTRY ? depth : LPT_PK_DEPTH_OPEN];
+	o->func = func;
+	o->tsc = tsc;
+	return n + (unsigned int)one;	/* one: 0 or all ones */
 }
 
 /* A one-word EXIT's bits that must be zero (lpt_pk_decode). */
