@@ -16,7 +16,8 @@
  *            later, one such record per shared library with a table
  *   EVENTS   one thread's events, in the order it recorded them:
  *            struct lpt_rec_events (the thread id, once), then the
- *            events packed (below), 16 bytes each in the common case
+ *            events packed (below): 16 bytes each in the common case,
+ *            8 for the EXIT of an ENTRY in the same record
  *   THREAD   struct lpt_rec_thread: a thread id's name
  *   CLOCK    struct lpt_rec_clock: two (TSC, CLOCK_MONOTONIC ns) points
  *   END      struct lpt_rec_end: totals and why the file ended
@@ -26,9 +27,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define LPT_DATA_MAGIC		"LPTDATA1"	/* 8 bytes, no NUL */
-#define LPT_DATA_VERSION	2		/* INFO's version */
+#define LPT_DATA_VERSION	3		/* INFO's version */
 #define LPT_DATA_MAGIC_LEN	8
 #define LPT_REC_ALIGN		8
 
@@ -75,7 +77,8 @@ struct lpt_rec_info {
 	uint32_t flags;		/* LPT_INFO_* */
 	int32_t pid;
 	uint32_t event_size;	/* LPT_PK_EVENT_SIZE: a packed event's two
-				   words (version 1: 32, struct lpt_event) */
+				   words (version 1: 32, struct lpt_event;
+				   version 2: 16, no one-word EXIT) */
 	uint64_t load_bias;	/* added to the file's symbol addresses */
 	uint64_t min_ns;	/* minimum-duration filter, 0 = none */
 	uint32_t max_depth;	/* depth filter, 0 = none */
@@ -93,7 +96,8 @@ struct lpt_rec_info {
  *            bits 48-55  depth
  *            bits 56-57  kind (enum lpt_event_kind)
  *            bits 58-61  LPT_PK_F_*: which extension words follow
- *            bits 62-63  zero
+ *            bit  62     LPT_PK_F_SHORT: a one-word EXIT (below)
+ *            bit  63     zero
  *   word 1   bits  0-31  tsc minus the previous event's in the record
  *            bits 32-63  CALL, ENTRY: arg - func as a signed number
  *                        (the return address lies near the function);
@@ -101,9 +105,18 @@ struct lpt_rec_info {
  *   then, in this order, one word each for the flags set: the full
  *   func, tsc, arg, and the cpu (when it is not the previous event's).
  *
- * At a record's start the previous tsc is 0 and the previous cpu is
- * LPT_EV_CPU_UNKNOWN, so a record decodes alone.  lpt_pk_encode and
- * lpt_pk_decode below are the format's only writer and reader.
+ * A one-word EXIT (LPT_PK_F_SHORT) is bits 0-31 the tsc minus the
+ * previous event's, bits 48-55 the depth, bits 56-57 LPT_EV_EXIT, bit
+ * 62 set, the rest zero.  Its func and arg (the entry's tsc) are those
+ * of the record's latest ENTRY at the same depth, and its cpu the
+ * previous event's.  The writer uses it only when that is exactly so,
+ * for depths below 255 (the depth saturates there); a graph-mode
+ * call's EXIT is then 8 bytes, half of the calls' bytes.
+ *
+ * At a record's start the previous tsc is 0, the previous cpu is
+ * LPT_EV_CPU_UNKNOWN and no ENTRY is known, so a record decodes alone.
+ * lpt_pk_encode and lpt_pk_decode below are the format's only writer
+ * and reader.
  */
 struct lpt_rec_events {
 	int32_t tid;
@@ -119,54 +132,74 @@ struct lpt_rec_events {
 #define LPT_PK_F_TSC		(1ull << 59)
 #define LPT_PK_F_ARG		(1ull << 60)
 #define LPT_PK_F_CPU		(1ull << 61)
-#define LPT_PK_RESERVED		(3ull << 62)
+#define LPT_PK_F_SHORT		(1ull << 62)
+#define LPT_PK_RESERVED		(1ull << 63)
+#define LPT_PK_DEPTH_OPEN	255	/* depths with a one-word EXIT: below */
 
-/* What a record's previous event leaves to the next. */
+/*
+ * What a record's previous events leave to the next: the last tsc and
+ * cpu, and the latest ENTRY at each depth (func 0: none; a site is
+ * never at address 0).  open[LPT_PK_DEPTH_OPEN] is also where the
+ * encoder stores what is not an ENTRY, so that it needs no branch.
+ */
 struct lpt_pk_state {
 	uint64_t tsc;
 	uint32_t cpu;
+	struct lpt_pk_open {
+		uint64_t func, tsc;
+	} open[LPT_PK_DEPTH_OPEN + 1];
 };
 
 static inline void lpt_pk_start(struct lpt_pk_state *st)
 {
-	st->tsc = 0;
+	memset(st, 0, sizeof(*st));
 	st->cpu = LPT_EV_CPU_UNKNOWN;
 }
 
-/* Pack @e after @st's event into @w; returns the words used (2 to 6). */
+/*
+ * Pack @e after @st's events into @w; returns the words used (1 to 6).
+ * Writes w[0] and w[1] even when it uses one.
+ */
 static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 					 const struct lpt_event *e,
 					 uint64_t *w)
 {
 	/*
 	 * ENTRY and EXIT alternate unpredictably: their arguments are
-	 * both computed and one selected, without a branch.  The CALL and
-	 * ENTRY offset is biased into 0..2^32 to test its range.  One test
-	 * for all four extension words: they are rare.
+	 * both computed and one selected, and the one-word EXIT chosen,
+	 * without a branch (as masks: GCC makes branches of the
+	 * conditional expressions).  The CALL and ENTRY offset is biased
+	 * into 0..2^32 to test its range.  One test for all four
+	 * extension words: they are rare (and then no one-word EXIT).
 	 */
-	int exit = e->kind == LPT_EV_EXIT;
-	uint64_t bias = exit ? 0 : 0x80000000ull;
-	uint64_t da = (exit ? e->tsc - e->arg : e->arg - e->func) + bias;
-	uint64_t dt = e->tsc - st->tsc, func = e->func;
-	uint64_t w0 = (uint64_t)e->depth << LPT_PK_DEPTH_SHIFT |
-		      (uint64_t)e->kind << LPT_PK_KIND_SHIFT;
+	uint64_t tsc = e->tsc, arg = e->arg, func = e->func;
+	unsigned int kind = e->kind, depth = e->depth;
+	uint64_t exit = -(uint64_t)(kind == LPT_EV_EXIT);	/* all ones */
+	uint64_t bias = 0x80000000ull & ~exit;
+	uint64_t da = (((tsc - arg) & exit) | ((arg - func) & ~exit)) + bias;
+	uint64_t dt = tsc - st->tsc, wf = func;	/* word 0's func */
+	uint64_t w0 = (uint64_t)depth << LPT_PK_DEPTH_SHIFT |
+		      (uint64_t)kind << LPT_PK_KIND_SHIFT;
+	struct lpt_pk_open *o = &st->open[depth];
+	uint64_t one = exit & -(uint64_t)((depth != LPT_PK_DEPTH_OPEN) &
+					  (o->func == func) & (o->tsc == arg));
 	unsigned int n = 2;
 
-	if (__builtin_expect((func >> LPT_PK_FUNC_BITS | dt >> 32 | da >> 32 |
+	if (__builtin_expect(((dt | da) >> 32 | func >> LPT_PK_FUNC_BITS |
 			      (uint64_t)(e->cpu ^ st->cpu)) != 0, 0)) {
 		if (func >> LPT_PK_FUNC_BITS) {
 			w0 |= LPT_PK_F_FUNC;
 			w[n++] = func;
-			func = 0;
+			wf = 0;
 		}
 		if (dt >> 32) {		/* also a tsc below the last */
 			w0 |= LPT_PK_F_TSC;
-			w[n++] = e->tsc;
+			w[n++] = tsc;
 			dt = 0;
 		}
 		if (da >> 32) {		/* also an entry after its exit */
 			w0 |= LPT_PK_F_ARG;
-			w[n++] = e->arg;
+			w[n++] = arg;
 			da = bias;
 		}
 		if (e->cpu != st->cpu) {
@@ -174,30 +207,55 @@ static inline unsigned int lpt_pk_encode(struct lpt_pk_state *st,
 			w[n++] = e->cpu;
 			st->cpu = e->cpu;
 		}
+		one = 0;
 	}
-	w[0] = w0 | func;
+	w[0] = w0 | (wf & ~one) | ((LPT_PK_F_SHORT | dt) & one);
 	w[1] = dt | (da - bias) << 32;
-	st->tsc = e->tsc;
-	return n;
+	st->tsc = tsc;
+	o = &st->open[kind == LPT_EV_ENTRY ? depth : LPT_PK_DEPTH_OPEN];
+	o->func = func;
+	o->tsc = tsc;
+	return n + (unsigned int)one;	/* one: 0 or all ones */
 }
+
+/* A one-word EXIT's bits that must be zero (lpt_pk_decode). */
+#define LPT_PK_SHORT_ZERO	(0xffffull << 32 | 0xfull << 58 | LPT_PK_RESERVED)
 
 /*
  * Unpack one event of thread @tid from @w[0..@left) into @e.  Returns
  * the words used, or 0 if @w is not a packed event (reserved bits or
- * kind set, an extension word past @left).
+ * kind set, an extension word past @left, a one-word EXIT that is not
+ * one or has no ENTRY before it).
  */
 static inline unsigned int lpt_pk_decode(struct lpt_pk_state *st,
 					 const uint64_t *w, size_t left,
 					 int32_t tid, struct lpt_event *e)
 {
 	uint64_t w0, w1, arg;
-	unsigned int n = 2, kind;
+	unsigned int n = 2, kind, depth;
 
-	if (left < 2)
+	if (left < 1)
 		return 0;
 	w0 = w[0];
-	w1 = w[1];
 	kind = w0 >> LPT_PK_KIND_SHIFT & 3;
+	depth = w0 >> LPT_PK_DEPTH_SHIFT & 0xff;
+	if (w0 & LPT_PK_F_SHORT) {
+		if ((w0 & LPT_PK_SHORT_ZERO) || kind != LPT_EV_EXIT ||
+		    depth == LPT_PK_DEPTH_OPEN || !st->open[depth].func)
+			return 0;
+		e->func = st->open[depth].func;
+		e->arg = st->open[depth].tsc;
+		e->tsc = st->tsc + (uint32_t)w0;
+		e->cpu = st->cpu;
+		e->tid = tid;
+		e->kind = kind;
+		e->depth = depth;
+		st->tsc = e->tsc;
+		return 1;
+	}
+	if (left < 2)
+		return 0;
+	w1 = w[1];
 	if ((w0 & LPT_PK_RESERVED) || kind > LPT_EV_EXIT ||
 	    left < 2 + (unsigned int)__builtin_popcountll(w0 & (0xfull << 58)))
 		return 0;
@@ -219,9 +277,13 @@ static inline unsigned int lpt_pk_decode(struct lpt_pk_state *st,
 		e->cpu = w[n++];
 	e->tid = tid;
 	e->kind = kind;
-	e->depth = w0 >> LPT_PK_DEPTH_SHIFT;
+	e->depth = depth;
 	st->tsc = e->tsc;
 	st->cpu = e->cpu;
+	if (kind == LPT_EV_ENTRY) {
+		st->open[depth].func = e->func;
+		st->open[depth].tsc = e->tsc;
+	}
 	return n;
 }
 

@@ -13,8 +13,8 @@
  * writer and waits for it (record.c, ring_wait: bounded, counted in the
  * END record as waits).  What the writer costs is the copy into the
  * page cache, not its 2 ms poll: so it packs the rings' 32-byte events
- * into about 16 bytes each (lptrace-data.h; about 0.5 GB for 33 million
- * events) before it writes them.  On a loaded machine it falls behind
+ * into 16 bytes each, 8 for a graph-mode EXIT (lptrace-data.h; about
+ * 0.4 GB for 33 million events) before it writes them.  On a loaded machine it falls behind
  * one fast thread, which then waits instead of losing events.
  * LPTRACE_FULL=drop restores dropping (counted) for programs that must
  * never be slowed down.
@@ -279,10 +279,19 @@ static int write_objects(int fd)
  * lpt_drain_lock packs into the first; a fatal-signal handler that did
  * not get the lock (the writer crashed holding it, or hangs) packs into
  * the second, so no two drainers ever share one.  Static: the handler
- * allocates nothing, and the pages are touched only in stream mode.
+ * allocates nothing (the packing state, 4 KB, is not on its stack,
+ * which may be a small alternate one), and the pages are touched only
+ * in stream mode.
  */
 #define LPT_PACK_WORDS	(256 * 1024 / 8)
-static uint64_t lpt_pack[2][LPT_PACK_WORDS];
+
+/* How far ahead the writer asks for ring lines the traced thread wrote. */
+#define LPT_PREFETCH_EVENTS	16
+
+static struct lpt_stage {
+	struct lpt_pk_state st;
+	uint64_t w[LPT_PACK_WORDS];
+} lpt_stage[2];
 
 /*
  * Append what buffer @b holds past its tail: in stream mode everything
@@ -290,11 +299,12 @@ static uint64_t lpt_pack[2][LPT_PACK_WORDS];
  * EVENTS record per staging buffer's worth, and one per run of events
  * of the same thread (a ring taken over by a new thread may still hold
  * its old owner's).  The tail advances after each record, so a waiting
- * owner gets room as soon as possible.  @buf: lpt_pack[0] or [1].
+ * owner gets room as soon as possible.  @sg: lpt_stage[0] or [1].
  * Async-signal-safe.
  */
-static int drain_one(int fd, struct lpt_tbuf *b, uint64_t *buf)
+static int drain_one(int fd, struct lpt_tbuf *b, struct lpt_stage *sg)
 {
+	uint64_t *buf = sg->w;
 	uint64_t head = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE);
 	uint64_t from = b->tail;
 	struct lpt_rec *h = (struct lpt_rec *)buf;
@@ -308,10 +318,9 @@ static int drain_one(int fd, struct lpt_tbuf *b, uint64_t *buf)
 		const struct lpt_event *ev = b->ev;
 		int32_t tid = ev[i].tid;
 		uint32_t count = 0;
-		struct lpt_pk_state st;
 		struct iovec iov;
 
-		lpt_pk_start(&st);
+		lpt_pk_start(&sg->st);
 		do {
 			/* Up to the ring's end or a full staging buffer. */
 			uint64_t end = head - from;
@@ -322,7 +331,8 @@ static int drain_one(int fd, struct lpt_tbuf *b, uint64_t *buf)
 				end = (LPT_PACK_WORDS - w) / LPT_PK_MAX_WORDS;
 			end += from;
 			while (from < end && ev[i].tid == tid) {
-				w += lpt_pk_encode(&st, &ev[i++], buf + w);
+				__builtin_prefetch(&ev[i + LPT_PREFETCH_EVENTS]);
+				w += lpt_pk_encode(&sg->st, &ev[i++], buf + w);
 				from++;
 				count++;
 			}
@@ -344,13 +354,13 @@ static int drain_one(int fd, struct lpt_tbuf *b, uint64_t *buf)
 	return 0;
 }
 
-static int drain_all(int fd, uint64_t *buf)
+static int drain_all(int fd, struct lpt_stage *sg)
 {
 	struct lpt_tbuf *b;
 	int err = 0;
 
 	for (b = lpt_tbuf_list(); b && !err; b = b->next)
-		err = drain_one(fd, b, buf);
+		err = drain_one(fd, b, sg);
 	return err;
 }
 
@@ -429,7 +439,7 @@ static void *writer_main(void *arg)
 		drain_lock();
 		if (!__atomic_load_n(&lpt_stream.done, __ATOMIC_ACQUIRE))
 			err = write_objects(lpt_stream.fd) ?:
-			      drain_all(lpt_stream.fd, lpt_pack[0]);
+			      drain_all(lpt_stream.fd, &lpt_stage[0]);
 		drain_unlock();
 	}
 	__atomic_store_n(&lpt_stream.failed, err, __ATOMIC_RELEASE);
@@ -462,7 +472,7 @@ static void fatal_handler(int signo)
 		if (fd < 0 || write_all(fd, &iov, 1))
 			goto out_unlock;
 	}
-	if (!write_objects(fd) && !drain_all(fd, lpt_pack[!locked]))
+	if (!write_objects(fd) && !drain_all(fd, &lpt_stage[!locked]))
 		write_end(fd, signo);
 	if (fd != lpt_stream.fd)
 		close(fd);
@@ -605,7 +615,7 @@ void lpt_stream_finish(void)
 	 */
 	err = lpt_stream.failed;
 	if (!err)
-		err = drain_all(lpt_stream.fd, lpt_pack[0]);
+		err = drain_all(lpt_stream.fd, &lpt_stage[0]);
 	if (!err)
 		err = write_objects(lpt_stream.fd);
 	if (!err)

@@ -250,13 +250,15 @@ def test_bad_files(graph_prog, tmp_path):
     empty = tmp_path / "empty.data"
     empty.write_bytes(b"")
     assert "not an lptrace data file" in one_error(empty, "report")
-    # version 1 (32-byte events, before the packed format): refused
-    old = tmp_path / "v1.data"
-    old.write_bytes(raw[:16] + struct.pack("<I", 1) + raw[20:28] +
-                    struct.pack("<I", 32) + raw[32:])
-    assert one_error(old, "report") == (
-        f"lptrace: {old}: version 1 with 32-byte events; "
-        "this lptrace reads version 2 with 16-byte events")
+    # version 1 (32-byte events, before the packed format) and version 2
+    # (packed, without the one-word EXIT): refused
+    for version, size in ((1, 32), (2, 16)):
+        old = tmp_path / f"v{version}.data"
+        old.write_bytes(raw[:16] + struct.pack("<I", version) + raw[20:28] +
+                        struct.pack("<I", size) + raw[32:])
+        assert one_error(old, "report") == (
+            f"lptrace: {old}: version {version} with {size}-byte events; "
+            "this lptrace reads version 3 with 16-byte events")
     # an EVENTS record whose first event has a reserved bit set
     off, bad = 8, None
     while bad is None:
@@ -275,7 +277,8 @@ def test_bad_files(graph_prog, tmp_path):
 def test_packed_events_round_trip(tmp_path, cc):
     """The file's packed events (runtime/lptrace-data.h) decode to the
     very events packed, field by field, including every case that needs
-    an extension word (each one occurs; the generator makes sure)."""
+    an extension word and the one-word EXIT (each one occurs; the
+    generator makes sure)."""
     if not shutil.which(cc):
         pytest.skip(f"{cc} not installed")
     exe = tmp_path / "pack"
@@ -283,7 +286,8 @@ def test_packed_events_round_trip(tmp_path, cc):
          REPO / "tests/runtime/pack.c", "-o", exe])
     out = run([exe]).stdout
     m = re.match(r"^ok 100000 events in (\d+) words; extension words: "
-                 r"func (\d+) tsc (\d+) arg (\d+) cpu (\d+)$", out.strip())
+                 r"func (\d+) tsc (\d+) arg (\d+) cpu (\d+); "
+                 r"one-word exits (\d+)$", out.strip())
     assert m, out
     assert all(int(n) > 0 for n in m.groups()[1:]), out
 

@@ -191,8 +191,8 @@ static int read_events(struct lpt_data *d, const char *p, size_t len,
 	}
 	memcpy(&re, p, sizeof(re));
 	left = (len - sizeof(re)) / 8;
-	/* Every event takes two words at least: this bounds the count. */
-	if (re.count > left / 2) {
+	/* Every event takes one word at least: this bounds the count. */
+	if (re.count > left) {
 		cli_error("%s: corrupt EVENTS record at byte %zu: %u events cannot fit in %zu bytes",
 			  d->path, at, re.count, len);
 		return -1;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pack.c - the packed events of a trace file (runtime/lptrace-data.h)
- * give back exactly the events packed: every field, for the common case
- * and for each field that needs an extension word.  Prints "ok N" (the
- * events checked), the words they took and how many events used each
- * extension word, or the first event that came back different.
+ * give back exactly the events packed: every field, for the common case,
+ * for each field that needs an extension word and for the one-word EXIT
+ * of an ENTRY earlier in the record.  Prints "ok N" (the events
+ * checked), the words they took, how many events used each extension
+ * word and how many were one-word EXITs, or the first event that came
+ * back different.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,9 +27,15 @@ static uint64_t rnd(void)
 	return x;
 }
 
-/* Events of one thread: mostly near each other, sometimes far off. */
+/*
+ * Events of one thread: mostly near each other, sometimes far off.  Half
+ * the EXITs close the latest ENTRY at their depth, as in graph mode
+ * (those below depth 255 may be one word), some with a different cpu
+ * (they may not).
+ */
 static void make(struct lpt_event *ev, size_t n)
 {
+	static struct lpt_event open[256];
 	uint64_t tsc = 1ull << 40, func = 0x401000;
 	size_t i;
 
@@ -53,6 +61,13 @@ static void make(struct lpt_event *ev, size_t n)
 		else
 			e->arg = r == 4 ? 0x7f0000001234ull : r == 5 ?
 				 func - (1ull << 31) : func + rnd() % 4096 - 2048;
+		if (e->kind == LPT_EV_ENTRY)
+			open[e->depth] = *e;
+		if (e->kind == LPT_EV_EXIT && rnd() % 2 &&
+		    open[e->depth].func) {
+			e->func = open[e->depth].func;
+			e->arg = open[e->depth].tsc;
+		}
 	}
 	/* The extremes of what fits in the two words. */
 	ev[1].kind = LPT_EV_ENTRY;
@@ -70,7 +85,7 @@ int main(void)
 	struct lpt_event *ev = calloc(N, sizeof(*ev)), back;
 	uint64_t *w = calloc(N, LPT_PK_MAX_WORDS * 8);
 	struct lpt_pk_state st;
-	size_t i, nw = 0, at = 0, ext[4] = { 0 }, k;
+	size_t i, nw = 0, at = 0, ext[4] = { 0 }, k, one = 0;
 
 	if (!ev || !w)
 		return 2;
@@ -80,7 +95,9 @@ int main(void)
 		unsigned int used = lpt_pk_encode(&st, &ev[i], w + nw);
 
 		for (k = 0; k < 4; k++)
-			ext[k] += !!(w[nw] & LPT_PK_F_FUNC << k);
+			ext[k] += !(w[nw] & LPT_PK_F_SHORT) &&
+				  (w[nw] & LPT_PK_F_FUNC << k);
+		one += used == 1;
 		nw += used;
 	}
 	lpt_pk_start(&st);
@@ -109,7 +126,7 @@ int main(void)
 		printf("%zu words left over\n", nw - at);
 		return 1;
 	}
-	printf("ok %d events in %zu words; extension words: func %zu tsc %zu arg %zu cpu %zu\n",
-	       N, nw, ext[0], ext[1], ext[2], ext[3]);
+	printf("ok %d events in %zu words; extension words: func %zu tsc %zu arg %zu cpu %zu; one-word exits %zu\n",
+	       N, nw, ext[0], ext[1], ext[2], ext[3], one);
 	return 0;
 }
