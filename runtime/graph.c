@@ -233,12 +233,10 @@ static notrace __attribute__((noinline)) void entry_slow(uintptr_t func,
 	uint32_t cpu;
 	int tail;
 
-	if (lpt_busy) {
+	if (!lpt_busy_take()) {
 		lpt_count_recursed();
 		return;
 	}
-	lpt_busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 
 	sh = shadow_self();
 	b = lpt_tbuf_self();	/* before the time: it may search a while */
@@ -280,8 +278,7 @@ static notrace __attribute__((noinline)) void entry_slow(uintptr_t func,
 out_drop:
 	__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
 out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 }
 
 /*
@@ -305,10 +302,8 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	uint64_t tsc;
 	uint32_t cpu;
 
-	if (lpt_busy)
+	if (!lpt_busy_take())
 		goto slow;
-	lpt_busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	sh = lpt_shadow;
 	b = lpt_self;
 	if (__builtin_expect(!sh || !b || orig == ret || lpt_min_ticks ||
@@ -334,13 +329,11 @@ notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 	/* The frame is complete before the function can return through it. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*slot = ret;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 	return;
 
 slow_unbusy:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 slow:
 	entry_slow(func, slot);
 }
@@ -374,13 +367,10 @@ static notrace __attribute__((noinline)) uintptr_t exit_slow(uintptr_t *slot)
 	unsigned int i;
 	uint64_t tsc;
 	uint32_t cpu;
-	int busy = lpt_busy, tail;
+	int busy = !lpt_busy_take(), tail;	/* held by our caller */
 
-	if (!busy) {
-		lpt_busy = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!busy)
 		b = lpt_tbuf_self();
-	}
 	tsc = lpt_tsc_cpu(&cpu);
 	for (i = sh ? sh->n : 0; i-- > 0;)
 		if (sh->f[i].slot == slot)
@@ -395,10 +385,8 @@ static notrace __attribute__((noinline)) uintptr_t exit_slow(uintptr_t *slot)
 		orig = sh->f[sh->n - 1].orig;
 		pop_frame(sh, b, tsc, cpu, busy);
 	} while (tail && sh->n);
-	if (!busy) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		lpt_busy = 0;
-	}
+	if (!busy)
+		lpt_busy_drop();
 	return orig;
 }
 
@@ -418,10 +406,8 @@ notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
 	uint64_t tsc;
 	uint32_t cpu;
 
-	if (lpt_busy)
+	if (!lpt_busy_take())
 		goto slow;
-	lpt_busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	b = lpt_self;
 	if (__builtin_expect(!sh || !b || !sh->n, 0))
 		goto slow_unbusy;
@@ -435,13 +421,11 @@ notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
 	orig = f->orig;
 	sh->n = n;
 	lpt_emit_fast(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, n);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 	return orig;
 
 slow_unbusy:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 slow:
 	return exit_slow(slot);
 }
@@ -458,10 +442,8 @@ notrace void lpt_graph_unwind_begin(void)
 	struct lpt_shadow *sh = lpt_shadow;
 	unsigned int i;
 
-	if (!sh || lpt_busy)
+	if (!sh || !lpt_busy_take())
 		return;
-	lpt_busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (i = sh->n; i-- > 0;) {
 		struct lpt_frame *f = &sh->f[i];
 
@@ -469,8 +451,7 @@ notrace void lpt_graph_unwind_begin(void)
 			*f->slot = f->orig;
 		f->restored = 1;
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 }
 
 /*
@@ -487,10 +468,8 @@ notrace void lpt_graph_catch(uintptr_t cfa)
 	uint64_t tsc;
 	uint32_t cpu;
 
-	if (!sh || lpt_busy)
+	if (!sh || !lpt_busy_take())
 		return;
-	lpt_busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	b = lpt_tbuf_self();
 	tsc = lpt_tsc_cpu(&cpu);
 	while (sh->n && (uintptr_t)sh->f[sh->n - 1].slot < cfa)
@@ -504,6 +483,5 @@ notrace void lpt_graph_catch(uintptr_t cfa)
 			*f->slot = ret;
 		f->restored = 0;
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 }

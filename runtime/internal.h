@@ -205,6 +205,28 @@ struct lpt_tbuf {
 
 extern __thread int lpt_busy LPT_TLS;	/* the thread is in the recorder */
 
+/*
+ * The recursion guard around the recorder's work: take it (0 when the
+ * thread already holds it, e.g. a traced signal handler inside the
+ * recorder), and drop it.  The signal fences make a signal handler that
+ * traces see lpt_busy set before any of the work, and the work done
+ * before it is cleared.
+ */
+static inline __attribute__((always_inline)) int lpt_busy_take(void)
+{
+	if (lpt_busy)
+		return 0;
+	lpt_busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline __attribute__((always_inline)) void lpt_busy_drop(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lpt_busy = 0;
+}
+
 void lpt_record_setup(size_t events_per_thread, int no_overwrite);
 int lpt_record_overwrites(void);
 struct lpt_tbuf *lpt_tbuf_list(void);

@@ -402,21 +402,17 @@ static notrace __attribute__((noinline)) void record_call(uintptr_t func,
 	uint32_t cpu;
 	uint64_t tsc;
 
-	if (lpt_busy) {
+	if (!lpt_busy_take()) {
 		lpt_count_recursed();
 		return;
 	}
-	lpt_busy = 1;
-	/* A signal handler that traces sees lpt_busy before we go on. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 
 	/* The buffer first: a thread's first event may search a while. */
 	b = lpt_tbuf_self();
 	tsc = lpt_tsc_cpu(&cpu);
 	lpt_emit_now(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0);
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	lpt_busy = 0;
+	lpt_busy_drop();
 }
 
 /*
