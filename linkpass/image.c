@@ -271,9 +271,8 @@ static int read_sections(struct image *im)
 
 const uint8_t *image_section_bytes(struct image *im, struct section *s)
 {
+	static const uint8_t no_bytes[1];	/* what a size-0 section holds */
 	Elf_Data *d;
-
-	static const uint8_t no_bytes[1];
 
 	if (s->loaded)
 		return s->bytes;

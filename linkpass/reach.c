@@ -71,8 +71,11 @@ struct reach {
 	size_t first_global;	/* the symbol table's sh_info */
 	struct cand *v;
 	size_t n;
-	uint64_t *bucket;	/* NULL: the range is too wide, search */
-	/* the candidates' range and buckets, to rule out most addresses */
+	/*
+	 * The candidates' range and buckets, to rule out most addresses;
+	 * filter.bucket (ours, freed) is NULL when the range is too wide:
+	 * then every address in it is searched.
+	 */
 	struct branch_filter filter;
 	/*
 	 * A table bracketed by bound symbols inside another section (the
@@ -236,7 +239,7 @@ static void resolve_symbols(struct reach *rc)
 /* The filter of candidate entries; rc->n > 0, rc->v sorted. */
 static void make_filter(struct reach *rc)
 {
-	uint64_t n, b;
+	uint64_t n, b, *bucket;
 	size_t i;
 
 	rc->filter.lo = rc->v[0].entry;
@@ -245,12 +248,12 @@ static void make_filter(struct reach *rc)
 	n = ((rc->filter.hi - rc->filter.lo) >> BUCKET_SHIFT) + 1;
 	if (n > BUCKETS_MAX)
 		return;
-	rc->bucket = xcalloc((size_t)(n + 63) / 64, sizeof(*rc->bucket));
+	bucket = xcalloc((size_t)(n + 63) / 64, sizeof(*bucket));
 	for (i = 0; i < rc->n; i++) {
 		b = (rc->v[i].entry - rc->filter.lo) >> BUCKET_SHIFT;
-		rc->bucket[b / 64] |= 1ULL << (b % 64);
+		bucket[b / 64] |= 1ULL << (b % 64);
 	}
-	rc->filter.bucket = rc->bucket;
+	rc->filter.bucket = bucket;
 }
 
 /*
@@ -546,7 +549,7 @@ int reach_check(struct image *im, const struct scan_result *r)
 				ret = refuse(&rc);
 		}
 	}
-	free(rc.bucket);
+	free((void *)rc.filter.bucket);
 	free(rc.v);
 	return ret;
 }
