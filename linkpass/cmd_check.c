@@ -208,20 +208,27 @@ static int check_linked(struct options *o, struct image *im,
 	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
 	o->scan.reasons = false;
 	o->scan.bounds = &bounds;
+	/* the stripped-objects check goes on while the table is read */
+	o->scan.reach_later = true;
 	ret = find_sites(o, im, &r);
 	o->scan.bounds = NULL;
+	o->scan.reach_later = false;
 	if (ret < 0)
 		return EXIT_ERROR;
 	ret = EXIT_ERROR;
-	if (table_read_bounds(im, &bounds, &t) < 0)
+	if (table_read_bounds(im, &bounds, &t) < 0) {
+		scan_finish(&r);	/* its error too, if it has one */
 		goto out_free_scan;
+	}
+	sorted = sorted_copy(&t);
+	if (scan_finish(&r) < 0)
+		goto out_free_sorted;
 	if (!t.found)
 		printf("check: %s: no ftrace table (no "
 		       MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP " or "
 		       MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
 		       " symbols, no " MCOUNT_SECTION " section)\n",
 		       o->image);
-	sorted = sorted_copy(&t);
 	n = drop_zeroed(sorted, t.n, fd);
 	if (fd->zeroed)
 		printf("zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n",

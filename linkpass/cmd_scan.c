@@ -42,8 +42,9 @@ static void print_stats(const struct options *o, const struct scan_result *r,
 	printf("  %-40s %.3f ms\n", "time: function index", ms(s->ns_symbols));
 	printf("  %-40s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
 	printf("  %-40s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
-	printf("  %-40s %.3f ms\n", "time: stripped-objects check",
-	       ms(s->ns_reach));
+	printf("  %-40s %.3f ms%s\n", "time: stripped-objects check",
+	       ms(s->ns_reach), s->reach_threaded ?
+	       " (on its own thread, while the table is written)" : "");
 	printf("  %-40s %.3f ms\n", "time: write table", ms(ns_write));
 	printf("  %-40s %.3f ms\n", "time: total", ms(ns_total));
 }
@@ -67,10 +68,17 @@ static void count_reasons(struct image *im, struct options *o,
 	scan_result_free(&full);
 }
 
+/* The table's gate: the scan's stripped-objects check must pass. */
+static int reach_passed(void *arg)
+{
+	return scan_finish(arg);
+}
+
 int cmd_scan(struct options *o)
 {
 	uint64_t t_start = now_ns(), ns_open, ns_write, t0, t_end;
 	struct scan_result r;
+	struct out_gate gate = { reach_passed, &r };
 	struct anchors a;
 	struct image im;
 	int ret = EXIT_ERROR;
@@ -84,14 +92,17 @@ int cmd_scan(struct options *o)
 	ns_open = now_ns() - t_start;
 	o->scan.reasons = false;
 	o->scan.anchors = true;
+	/* the check goes on while the table is written; the gate waits */
+	o->scan.reach_later = true;
 	if (scan_image(&im, &o->scan, &r) < 0)
 		goto out_close;
+	o->scan.reach_later = false;
 	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;
 	t0 = now_ns();
 	if (o->format == FORMAT_ASM ?
-	    table_write_asm(&im, r.kept, r.nkept, &a, o->output) :
-	    table_write_elf(&im, r.kept, r.nkept, &a, o->output))
+	    table_write_asm(&im, r.kept, r.nkept, &a, o->output, &gate) :
+	    table_write_elf(&im, r.kept, r.nkept, &a, o->output, &gate))
 		goto out_free_anchors;
 	ret = EXIT_OK;
 	if (!o->stats)

@@ -39,9 +39,11 @@
  * body runs to the next candidate entry, the next function symbol or
  * the section's end, whichever comes first.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reach.h"
 #include "mcount-table.h"
@@ -68,7 +70,16 @@ struct cand {
 
 struct reach {
 	struct image *im;
+	/*
+	 * The decoded symbols when find_refs() started, or NULL: read in
+	 * place then.  A copy, not im->syms_decoded, because the caller
+	 * may decode the symbols while find_refs() runs on its thread.
+	 */
+	const struct symbol *syms;
 	size_t first_global;	/* the symbol table's sh_info */
+	/* the relocation sections to read, loaded (load_refs()) */
+	struct relocs *refs;
+	size_t nrefs;
 	struct cand *v;
 	size_t n;
 	/*
@@ -84,6 +95,11 @@ struct reach {
 	 * reach nothing.  Empty when there is none.
 	 */
 	uint64_t table_lo, table_hi;
+	/* find_refs() on a thread of its own (reach_start()) */
+	bool threaded;
+	pthread_t tid;
+	uint64_t ns_start;	/* reach_start()'s own time */
+	uint64_t ns_find;	/* find_refs()'s, on whichever thread */
 };
 
 void reach_note(struct scan_result *r, const struct site *s)
@@ -305,14 +321,14 @@ static bool refs_section(const struct image *im, const struct section *rsec)
  * Symbol @i's value: the decoded copy when there is one, else read in
  * place (st_value needs no check; the scan has read every symbol).
  */
-static inline uint64_t sym_value(const struct image *im, size_t i)
+static inline uint64_t sym_value(const struct reach *rc, size_t i)
 {
-	const struct sym_input *in = &im->symin;
+	const struct sym_input *in = &rc->im->symin;
 	Elf64_Addr v64;
 	Elf32_Addr v32;
 
-	if (im->syms_decoded)
-		return im->syms[i].value;
+	if (rc->syms)
+		return rc->syms[i].value;
 	if (in->is64) {
 		memcpy(&v64, in->syms + i * sizeof(Elf64_Sym) +
 		       offsetof(Elf64_Sym, st_value), sizeof(v64));
@@ -325,10 +341,11 @@ static inline uint64_t sym_value(const struct image *im, size_t i)
 
 /* The address relocation @rel refers to, or false. */
 static inline __attribute__((always_inline)) bool
-ref_target(const struct image *im, enum reloc_layout l,
+ref_target(const struct reach *rc, enum reloc_layout l,
 	   const struct section *t, const uint8_t *kinds,
 	   const struct reloc *rel, uint64_t *addr)
 {
+	const struct image *im = rc->im;
 	enum ref_kind kind = rel->type < KIND_CACHE ? kinds[rel->type] :
 			     im->arch->reloc_ref(rel->type);
 	bool code = t->sh.sh_flags & SHF_EXECINSTR;
@@ -340,7 +357,7 @@ ref_target(const struct image *im, enum reloc_layout l,
 	if (reloc_has_addend(l)) {
 		if (rel->sym >= im->nsyms)
 			return false;
-		*addr = sym_value(im, rel->sym) + (uint64_t)rel->addend;
+		*addr = sym_value(rc, rel->sym) + (uint64_t)rel->addend;
 	} else {
 		/* Rel: the addend is gone; the linked field holds the value */
 		if (!t->bytes || rel->offset < t->sh.sh_addr ||
@@ -368,47 +385,66 @@ refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
 		reloc_get(l, rs->base, j, &rel);
 		if (rel.sym >= rc->first_global)
 			continue;	/* names a global: see the top */
-		if (ref_target(rc->im, l, rs->target, kinds, &rel, &addr))
+		if (ref_target(rc, l, rs->target, kinds, &rel, &addr))
 			reaches(rc, rel.offset, addr);
 	}
 }
 
-static int scan_relocs(struct reach *rc)
+/*
+ * Load the relocation sections find_refs() reads, and the bytes it
+ * needs, here on the caller's thread: image_relocs() and
+ * image_section_bytes() fill the image's caches and call libelf, which
+ * is not for two threads at once.  find_refs() then only reads.
+ */
+static int load_refs(struct reach *rc)
 {
 	struct image *im = rc->im;
+	struct relocs *rs;
+	size_t i;
+
+	rc->refs = xcalloc(im->nsecs ? im->nsecs : 1, sizeof(*rc->refs));
+	for (i = 1; i < im->nsecs; i++) {
+		if (!refs_section(im, &im->secs[i]))
+			continue;
+		rs = &rc->refs[rc->nrefs];
+		if (image_relocs(im, &im->secs[i], rs) < 0)
+			return -1;
+		/* Rel: the addends are in the bytes; a section of size 0
+		 * has none, and its relocations reach nothing (ref_target) */
+		if (!reloc_has_addend(reloc_layout_of(im, rs->rsec)) &&
+		    !image_section_bytes(im, rs->target))
+			return -1;
+		rc->nrefs += rs->count > 0;
+	}
+	return 0;
+}
+
+static void scan_relocs(struct reach *rc)
+{
+	const struct image *im = rc->im;
 	uint8_t kinds[KIND_CACHE];
-	enum reloc_layout l;
-	struct relocs rs;
+	const struct relocs *rs;
 	size_t i;
 
 	for (i = 0; i < KIND_CACHE; i++)
 		kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
-	for (i = 1; i < im->nsecs; i++) {
-		if (!refs_section(im, &im->secs[i]))
-			continue;
-		if (image_relocs(im, &im->secs[i], &rs) < 0)
-			return -1;
-		l = reloc_layout_of(im, rs.rsec);
-		/* Rel: the addends are in the bytes; a section of size 0
-		 * has none, and its relocations reach nothing (ref_target) */
-		if (!reloc_has_addend(l) && !image_section_bytes(im, rs.target))
-			return -1;
-		switch (l) {
+	for (i = 0; i < rc->nrefs; i++) {
+		rs = &rc->refs[i];
+		switch (reloc_layout_of(im, rs->rsec)) {
 		case RELA64:
-			refs_in(rc, RELA64, &rs, kinds);
+			refs_in(rc, RELA64, rs, kinds);
 			break;
 		case REL64:
-			refs_in(rc, REL64, &rs, kinds);
+			refs_in(rc, REL64, rs, kinds);
 			break;
 		case RELA32:
-			refs_in(rc, RELA32, &rs, kinds);
+			refs_in(rc, RELA32, rs, kinds);
 			break;
 		default:
-			refs_in(rc, REL32, &rs, kinds);
+			refs_in(rc, REL32, rs, kinds);
 			break;
 		}
 	}
-	return 0;
 }
 
 /* Direct branches in the sections that hold candidates. */
@@ -482,12 +518,10 @@ static void table_bounds(struct reach *rc)
 }
 
 /* Every reference and branch into a candidate's entry. */
-static int find_refs(struct reach *rc)
+static void find_refs(struct reach *rc)
 {
-	if (scan_relocs(rc) < 0)
-		return -1;
+	scan_relocs(rc);
 	scan_branches(rc);
-	return 0;
 }
 
 static bool any_hit(const struct reach *rc)
@@ -511,11 +545,56 @@ static void forget(struct reach *rc)
 	}
 }
 
-int reach_check(struct image *im, const struct scan_result *r)
-{
-	struct reach rc = { .im = im };
-	int ret = 0;
+/*
+ * Below this many bytes to read (the candidates' code and the
+ * relocations) the check costs less than starting a thread for it.
+ */
+#define THREAD_MIN_BYTES (1u << 20)
 
+/* Is the check worth a thread of its own?  @threads as in scan_opts. */
+static bool worth_a_thread(const struct reach *rc, int threads)
+{
+	size_t bytes = 0, i;
+
+	if (threads == 1)
+		return false;
+	if (threads > 1)
+		return true;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return false;
+	for (i = 0; i < rc->nrefs; i++)
+		bytes += rc->refs[i].rsec->sh.sh_size;
+	for (i = 0; i < rc->n; i++)
+		if (!i || rc->v[i - 1].shndx != rc->v[i].shndx)
+			bytes += rc->im->secs[rc->v[i].shndx].sh.sh_size;
+	return bytes >= THREAD_MIN_BYTES;
+}
+
+static void *find_refs_thread(void *arg)
+{
+	struct reach *rc = arg;
+	uint64_t t0 = now_ns();
+
+	find_refs(rc);
+	rc->ns_find = now_ns() - t0;
+	return NULL;
+}
+
+static void reach_free(struct reach *rc)
+{
+	free((void *)rc->filter.bucket);
+	free(rc->refs);
+	free(rc->v);
+	free(rc);
+}
+
+int reach_start(struct image *im, const struct scan_result *r, int threads,
+		struct reach **job)
+{
+	struct reach *rc;
+	uint64_t t0 = now_ns();
+
+	*job = NULL;
 	if (im->ehdr.e_type == ET_REL || !im->arch->reloc_ref ||
 	    !im->arch->next_branch)
 		return 0;
@@ -523,33 +602,73 @@ int reach_check(struct image *im, const struct scan_result *r)
 			     r->stats.verdicts[DROP_NO_FUNC] :
 			     r->nunentered))
 		return 0;
-	gather(&rc, r);
-	if (rc.n) {
-		rc.first_global = im->symtab->sh.sh_info;
-		if (rc.first_global < 1 || rc.first_global > im->nsyms)
-			rc.first_global = im->nsyms;	/* malformed: all */
-		make_filter(&rc);
-		ret = find_refs(&rc);
-		/*
-		 * Rare from here: something refers to a candidate's entry.
-		 * Only now are the symbols decoded and a bracketed table
-		 * looked for; its own entries are no references, so with one
-		 * the passes run again without them.
-		 */
-		if (!ret && any_hit(&rc)) {
-			ret = image_symbols(im);
-			if (!ret) {
-				table_bounds(&rc);
-				if (rc.table_lo < rc.table_hi) {
-					forget(&rc);
-					ret = find_refs(&rc);
-				}
+	rc = xcalloc(1, sizeof(*rc));
+	rc->im = im;
+	gather(rc, r);
+	if (!rc->n) {
+		reach_free(rc);
+		return 0;
+	}
+	rc->first_global = im->symtab->sh.sh_info;
+	if (rc->first_global < 1 || rc->first_global > im->nsyms)
+		rc->first_global = im->nsyms;	/* malformed: all */
+	rc->syms = im->syms_decoded ? im->syms : NULL;
+	make_filter(rc);
+	if (load_refs(rc) < 0) {
+		reach_free(rc);
+		return -1;
+	}
+	/*
+	 * No lock is needed: the thread writes only rc's candidates, and
+	 * reads the image's bytes, which nothing changes, and the fields
+	 * load_refs() filled, which only it wrote.
+	 */
+	rc->ns_start = now_ns() - t0;
+	rc->threaded = worth_a_thread(rc, threads) &&
+		       !pthread_create(&rc->tid, NULL, find_refs_thread, rc);
+	if (!rc->threaded)
+		find_refs_thread(rc);
+	*job = rc;
+	return 0;
+}
+
+int reach_finish(struct reach *rc, struct scan_stats *st)
+{
+	int ret = 0;
+
+	if (!rc)
+		return 0;
+	if (rc->threaded)
+		pthread_join(rc->tid, NULL);
+	/*
+	 * Rare from here: something refers to a candidate's entry.  Only
+	 * now are the symbols decoded and a bracketed table looked for;
+	 * its own entries are no references, so with one the passes run
+	 * again without them.
+	 */
+	if (any_hit(rc)) {
+		ret = image_symbols(rc->im);
+		if (!ret) {
+			rc->syms = rc->im->syms;
+			table_bounds(rc);
+			if (rc->table_lo < rc->table_hi) {
+				forget(rc);
+				find_refs(rc);
 			}
-			if (!ret)
-				ret = refuse(&rc);
+			ret = refuse(rc);
 		}
 	}
-	free((void *)rc.filter.bucket);
-	free(rc.v);
+	st->ns_reach = rc->ns_start + rc->ns_find;
+	st->reach_threaded = rc->threaded;
+	reach_free(rc);
 	return ret;
+}
+
+void reach_cancel(struct reach *rc)
+{
+	if (!rc)
+		return;
+	if (rc->threaded)
+		pthread_join(rc->tid, NULL);
+	reach_free(rc);
 }

@@ -5,7 +5,7 @@
  * dead body.  A static function whose local symbol was discarded before
  * the link (strip -x on its object) looks the same, but it is reached:
  * something calls, jumps to or takes the address of its entry, where
- * nothing reaches a dead body.  reach_check() refuses an image where one
+ * nothing reaches a dead body.  The check refuses an image where one
  * of those sites is reached.  The rule and its evidence: docs/design.md,
  * "Discarded local symbols".
  */
@@ -16,16 +16,31 @@
 
 /*
  * For the scan without reasons: note the entry-style call @s, dropped
- * for lying at no function entry, as one reach_check() looks at.
+ * for lying at no function entry, as one reach_start() looks at.
  */
 void reach_note(struct scan_result *r, const struct site *s);
 
+struct reach;
+
 /*
  * In a linked image, is the entry of a call dropped for lying in no
- * function symbol reached from outside its own body?  Returns 0 when
- * none is (or there is nothing to look at: no cost then), or -1 after
- * one error line naming the first such entry and the count.
+ * function symbol reached from outside its own body?  reach_start()
+ * gathers the candidates from @r (which it does not keep) and looks
+ * for references to them: on a thread of its own when @threads allows
+ * (as scan_opts.threads: 0 when the image is big enough and there are
+ * two CPUs, 1 never, more always), so that the caller can write the
+ * table meanwhile.  Until reach_finish() or reach_cancel() the caller
+ * may read the image and decode its symbols, but must not close it.
+ * *@job is NULL when there is nothing to look at (no cost then).
+ * Returns -1 after an error line (a relocation section it cannot read).
+ *
+ * reach_finish() waits for the search and returns 0 when no candidate
+ * is reached, or -1 after one error line naming the first that is and
+ * the count; it notes the check's time in @st and frees @job.  reach_cancel() waits and frees, deciding nothing.
  */
-int reach_check(struct image *im, const struct scan_result *r);
+int reach_start(struct image *im, const struct scan_result *r, int threads,
+		struct reach **job);
+int reach_finish(struct reach *job, struct scan_stats *st);
+void reach_cancel(struct reach *job);
 
 #endif

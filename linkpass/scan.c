@@ -884,7 +884,7 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 			kept[nkept++] = *s;
 			prev = &kept[nkept - 1];
 		} else if (s->entry_style) {
-			reach_note(r, s);	/* reach_check() decides */
+			reach_note(r, s);	/* reach.c decides */
 		}
 	}
 	free(cand);
@@ -1129,11 +1129,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
 	/* the same for objects stripped before the link (reach.c) */
-	t0 = now_ns();
-	if (reach_check(im, r) < 0)
+	if (reach_start(im, r, o->reach_later ? o->threads : 1, &r->reach) < 0)
 		goto out_free;
-	r->stats.ns_reach = now_ns() - t0;
-	ret = 0;
+	ret = o->reach_later ? 0 : scan_finish(r);
 
 out_free:
 	if (w)
@@ -1151,8 +1149,17 @@ out_free:
 	return ret;
 }
 
+int scan_finish(struct scan_result *r)
+{
+	int ret = reach_finish(r->reach, &r->stats);
+
+	r->reach = NULL;
+	return ret;
+}
+
 void scan_result_free(struct scan_result *r)
 {
+	reach_cancel(r->reach);	/* its thread may still be running */
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);

@@ -66,6 +66,12 @@ struct scan_opts {
 	bool anchors;
 	/* Also look up the table's bound symbols (check), or NULL. */
 	struct table_bounds *bounds;
+	/*
+	 * Leave the stripped-objects check (reach.h) running, on a thread
+	 * of its own where that pays: the caller goes on (writes the
+	 * table) and must call scan_finish() before it trusts the result.
+	 */
+	bool reach_later;
 };
 
 struct scan_stats {
@@ -79,6 +85,7 @@ struct scan_stats {
 	uint64_t ns_relocs;	/* relocation scan */
 	uint64_t ns_filter;	/* filtering and sorting */
 	uint64_t ns_reach;	/* the stripped-objects check (reach.c) */
+	bool reach_threaded;	/* it ran on a thread of its own */
 };
 
 struct anchor_cands;
@@ -100,6 +107,7 @@ struct scan_result {
 	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
 	struct anchor_cands *anchors;
 	struct scan_stats stats;
+	struct reach *reach;	/* with scan_opts.reach_later, or NULL */
 };
 
 void scan_opts_init(struct scan_opts *o);
@@ -107,6 +115,12 @@ void scan_opts_free(struct scan_opts *o);
 
 int scan_image(struct image *im, const struct scan_opts *o,
 	       struct scan_result *r);
+/*
+ * After scan_image() with scan_opts.reach_later: wait for the
+ * stripped-objects check; 0 when the result stands, or -1 after its
+ * error line.  Without reach_later, 0 at once.
+ */
+int scan_finish(struct scan_result *r);
 void scan_result_free(struct scan_result *r);
 
 /* A dropped record at @addr, for explaining stale table entries. */

@@ -143,7 +143,8 @@ static int add_sections(struct elfw *w, const struct image *im,
 }
 
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
-		    const struct anchors *a, const char *out)
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate)
 {
 	struct elfw_syms syms;
 	struct addr_table t;
@@ -159,6 +160,7 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		goto out_free_syms;
 	/* riscv ld refuses to mix float ABIs: take the image's */
 	w.e_flags = im->ehdr.e_flags;
+	w.of.gate = gate;
 	if (add_sections(&w, im, &t, &syms) < 0) {
 		elfw_abort(&w);
 		goto out_free_syms;
@@ -171,7 +173,8 @@ out_free_syms:
 }
 
 int table_write_asm(struct image *im, const struct site *sites, size_t n,
-		    const struct anchors *a, const char *out)
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate)
 {
 	const struct arch *arch = im->arch;
 	struct outfile of;
@@ -181,6 +184,7 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 
 	if (out_open(&of, out) < 0)
 		return -1;
+	of.gate = gate;
 	f = fdopen(dup(of.fd), "w");
 	if (!f) {
 		lp_error(out, "write", "fdopen: %s", strerror(errno));

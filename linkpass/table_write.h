@@ -11,6 +11,7 @@
 #include "mcount-table.h"
 #include "image.h"
 #include "scan.h"
+#include "util.h"
 
 /*
  * SHF_GNU_RETAIN: keep the section under --gc-sections (GNU ld 2.36+,
@@ -21,9 +22,15 @@
 #define SHF_GNU_RETAIN (1U << 21)
 #endif
 
+/*
+ * Write the table of @sites to @out, as an object or as assembly; @gate
+ * (or NULL) has the last word before the file replaces @out (util.h).
+ */
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
-		    const struct anchors *a, const char *out);
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate);
 int table_write_asm(struct image *im, const struct site *sites, size_t n,
-		    const struct anchors *a, const char *out);
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate);
 
 #endif

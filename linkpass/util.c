@@ -115,6 +115,7 @@ int out_open(struct outfile *o, const char *target)
 
 	o->target = xstrdup(target);
 	o->no_sync = !out_fsync;
+	o->gate = NULL;
 	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
 	sprintf(o->tmp, "%s.tmpXXXXXX", target);
 	o->fd = mkstemp(o->tmp);
@@ -135,9 +136,9 @@ int out_open(struct outfile *o, const char *target)
 
 int out_commit(struct outfile *o)
 {
-	int ret = 0;
+	int ret = o->gate ? o->gate->fn(o->gate->arg) : 0;
 
-	if (!o->no_sync && fsync(o->fd) < 0 && errno != EINVAL)
+	if (!ret && !o->no_sync && fsync(o->fd) < 0 && errno != EINVAL)
 		ret = lp_error(o->target, o->tmp, "fsync: %s", strerror(errno));
 	if (close(o->fd) < 0 && !ret)
 		ret = lp_error(o->target, o->tmp, "close: %s", strerror(errno));

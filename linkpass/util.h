@@ -44,10 +44,14 @@ uint64_t now_ns(void);
  * target, out_abort() removes it.  A crash leaves at most a stray temp
  * file, never a partial or stale target.
  */
+struct out_gate;
+
 struct outfile {
 	char *target;
 	char *tmp;
 	int fd;
+	/* asked before the rename, or NULL (out_open() sets NULL) */
+	const struct out_gate *gate;
 	/*
 	 * Skip the fsync before the rename (the default, out_fsync false).
 	 * The rename alone keeps a killed run from leaving a partial file:
@@ -58,6 +62,18 @@ struct outfile {
 	 * the linker do not fsync their outputs either.  --fsync asks for it.
 	 */
 	bool no_sync;
+};
+
+/*
+ * A last word before an output takes the target's place: out_commit()
+ * calls fn(arg) once the file is complete, and a non-zero return
+ * (fn has printed why) abandons the file, leaving the target as it
+ * was.  The scan's table waits so for the stripped-objects check, which
+ * runs while the table is written.
+ */
+struct out_gate {
+	int (*fn)(void *arg);
+	void *arg;
 };
 
 /* --fsync: fsync every output before its rename. */

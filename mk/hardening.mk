@@ -6,7 +6,8 @@
 #                        malformed-input, crash-safety, thread and scan
 #                        tests run against it
 #   make tsan            linkpass with TSan in build/tsan/, and the
-#                        threaded-scan test run against it
+#                        threaded-scan and stripped-objects tests
+#                        run against it
 #   make fuzz            every libFuzzer harness for FUZZ_SECONDS (300)
 #   make fuzz-smoke      a seeded run of FUZZ_SMOKE_RUNS inputs each
 #                        (capped at 120 s; part of test-hardening)
@@ -57,7 +58,8 @@ sanitize: build/asan/linkpass
 		LINKPASS=$(CURDIR)/build/asan/linkpass \
 		$(PYTHON) -m pytest -q $(SANITIZE_TESTS)
 
-# ThreadSanitizer on the threaded relocation scan.
+# ThreadSanitizer on the threaded relocation scan and the
+# stripped-objects check's thread.
 TSAN_OBJS := $(patsubst linkpass/%.c,build/tsan/%.o,$(LP_SRCS))
 
 build/tsan/%.o: linkpass/%.c $(LP_HDRS)
@@ -72,6 +74,12 @@ tsan: build/tsan/linkpass
 	TSAN_OPTIONS=halt_on_error=1:exitcode=99 \
 		LINKPASS_BIN=$(CURDIR)/build/tsan/linkpass \
 		$(PYTHON) -m pytest -q tests/test_threads.py
+	# the stripped-objects check on its own thread (-j2), with and
+	# without a refusal
+	TSAN_OPTIONS=halt_on_error=1:exitcode=99 \
+		LINKPASS=$(CURDIR)/build/tsan/linkpass \
+		$(PYTHON) -m pytest -q tests/test_discard_locals.py \
+		-k "stripped_static_is_refused or overridden_weak_stays_dropped"
 
 # --- fuzzing (libFuzzer: clang only) ---------------------------------
 

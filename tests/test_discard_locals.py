@@ -262,8 +262,13 @@ def test_stripped_static_is_refused(linkpass, tmp_path, cc, ld, reached, cf):
     run(["strip", "-x", objs[0]])
     image = link_with(tmp_path, cc, ld, objs, "img-stripped")
     out = tmp_path / "t.o"
+    # -j2: the check runs on its own thread while the table is written
+    # (or read, by check), and must still stop it from replacing @out
+    out.write_bytes(b"the previous table")
     for cmd in (["scan", image, "-o", out], ["check", image],
-                ["scan", image, "-o", out, "--stats"]):
+                ["scan", image, "-o", out, "--stats"],
+                ["scan", image, "-o", out, "-j2"], ["check", image, "-j2"],
+                ["scan", image, "-o", out, "--format=asm", "-j2"]):
         line = refused_line(linkpass.run(*cmd, check=False), image)
         m = re.fullmatch(
             rf"linkpass: {re.escape(str(image))}: \.text\+0x([0-9a-f]+) "
@@ -274,7 +279,8 @@ def test_stripped_static_is_refused(linkpass, tmp_path, cc, ld, reached, cf):
         assert m, line
         # the same layout: the stripped twice() sits where it did
         assert int(m.group(2), 16) == entry, (line, hex(entry))
-    assert not out.exists()
+    assert out.read_bytes() == b"the previous table"
+    assert [p.name for p in tmp_path.glob("t.o.tmp*")] == []
 
 
 @pytest.mark.parametrize("strip", [False, True])
@@ -299,6 +305,11 @@ def test_overridden_weak_stays_dropped(linkpass, tmp_path, cc, ld, strip):
     table = tmp_path / "t.o"
     proc = linkpass.run("scan", image, "-o", table, "--stats")
     assert proc.stderr == ""
+    # the check on its own thread (-j2) decides the same
+    threaded = tmp_path / "t2.o"
+    proc2 = linkpass.run("scan", image, "-o", threaded, "--stats", "-j2")
+    assert "(on its own thread, while the table is written)" in proc2.stdout
+    assert threaded.read_bytes() == table.read_bytes()
     dead = re.search(r"dropped: dead body \(overridden weak\)\s+(\d+)",
                      proc.stdout)
     # gcc's walk.localalias is a live function symbol when not stripped
