@@ -109,6 +109,30 @@ uint64_t now_ns(void)
 
 bool out_fsync;
 
+/*
+ * Put the finished temp file in the target's place.  rename() over an
+ * existing file makes ext4 allocate and start writing out the new
+ * file's blocks first (its auto_da_alloc safeguard for programs that
+ * do not fsync): 6-7 ms for a 5.8 MB table, where swapping the two
+ * names with RENAME_EXCHANGE and unlinking the old file, now under the
+ * temp name, took 0.7-1.1 ms (tools/rename timing in docs/design.md).
+ * Either way the target is the old file or the new one at every moment.
+ * Only a regular file is swapped (a directory must still refuse); where
+ * the file system cannot exchange, plain rename() does it.
+ */
+static int replace_target(const char *tmp, const char *target)
+{
+	struct stat st;
+
+	if (lstat(target, &st) == 0 && S_ISREG(st.st_mode) &&
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+		unlink(tmp);	/* the old file; if it stays, it is a stray
+				 * temp file as a crash leaves one */
+		return 0;
+	}
+	return rename(tmp, target);
+}
+
 int out_open(struct outfile *o, const char *target)
 {
 	mode_t mask;
@@ -143,7 +167,7 @@ int out_commit(struct outfile *o)
 	if (close(o->fd) < 0 && !ret)
 		ret = lp_error(o->target, o->tmp, "close: %s", strerror(errno));
 	o->fd = -1;
-	if (!ret && rename(o->tmp, o->target) < 0)
+	if (!ret && replace_target(o->tmp, o->target) < 0)
 		ret = lp_error(o->target, o->tmp, "cannot rename over the target: %s",
 			       strerror(errno));
 	if (ret)
