@@ -65,14 +65,25 @@ entries_word(const struct entry_set *e, uint32_t shndx, uint64_t addr,
 	return &m->bits[off / 64 * 2];
 }
 
-/* Note a live function at (@shndx, @addr) of @size bytes. */
-static inline void entries_add(struct entry_set *e, uint32_t shndx,
-			       uint64_t addr, uint64_t size)
+/*
+ * Note a live function at (@shndx, @addr) of @size bytes.  @shared:
+ * another thread sets bits in the same maps, so each word is set with
+ * an atomic OR (a constant in each inlined copy).
+ */
+static inline __attribute__((always_inline)) void
+entries_add(struct entry_set *e, uint32_t shndx, uint64_t addr,
+	    uint64_t size, bool shared)
 {
 	uint64_t bit, *w = entries_word(e, shndx, addr, &bit);
 
 	if (!w)
 		return;
+	if (shared) {
+		__atomic_fetch_or(&w[0], bit, __ATOMIC_RELAXED);
+		if (size > ARCH_ENTRY_PREFIX_MAX)
+			__atomic_fetch_or(&w[1], bit, __ATOMIC_RELAXED);
+		return;
+	}
 	w[0] |= bit;
 	if (size > ARCH_ENTRY_PREFIX_MAX)
 		w[1] |= bit;
