@@ -59,6 +59,13 @@ static inline bool branch_wanted(const struct branch_filter *f, uint64_t t)
 /* The longest entry prefix of any architecture (endbr64: 4 bytes). */
 #define ARCH_ENTRY_PREFIX_MAX 4
 
+/*
+ * The longest branch next_branch() reports, in bytes (x86's jcc rel32,
+ * 0f 8x and four bytes of displacement): a scan of part of a section
+ * reads this many bytes past its part.
+ */
+#define ARCH_BRANCH_MAX 6
+
 struct arch {
 	const char *name;
 	uint16_t machine;	/* EM_* */

@@ -50,6 +50,22 @@
 #include "relocs.h"
 #include "util.h"
 
+/*
+ * A piece of find_refs(): relocations [from, to) of @rs, or the bytes
+ * [from, to) of code section @sec (whose branches may end past @to).
+ */
+struct reach_item {
+	const struct relocs *rs;	/* NULL: bytes of @sec */
+	const struct section *sec;
+	uint64_t from, to;
+};
+
+#define KIND_CACHE 64	/* relocation types below this: kinds looked up once */
+
+/* The size of a piece: a few hundred microseconds of work. */
+#define ITEM_RELOCS	((uint64_t)1 << 16)
+#define ITEM_BYTES	((uint64_t)1 << 20)
+
 struct cand {
 	uint64_t entry;		/* address of the entry */
 	uint64_t end;		/* the next candidate's entry or the
@@ -80,6 +96,13 @@ struct reach {
 	/* the relocation sections to read, loaded (load_refs()) */
 	struct relocs *refs;
 	size_t nrefs;
+	/*
+	 * find_refs()'s work in pieces that the check's thread and the
+	 * caller, once it waits, take in turn (next_item, atomic).
+	 */
+	struct reach_item *items;
+	size_t nitems, next_item;
+	uint8_t kinds[KIND_CACHE];	/* reloc_ref() of the small types */
 	struct cand *v;
 	size_t n;
 	/*
@@ -134,6 +157,17 @@ static size_t lower_bound(const struct reach *rc, uint64_t addr)
 	return lo;
 }
 
+/* *@p = max(*@p, @v), with another thread perhaps doing the same. */
+static void store_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, true,
+						       __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
+
 /* @place refers to @addr: mark the candidate entered there, if any. */
 static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
 {
@@ -146,10 +180,12 @@ static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
 		return;
 	if (place >= rc->table_lo && place < rc->table_hi)
 		return;		/* a table entry, not a reference */
+	/* rare, and both threads may get here: atomic stores */
 	if (place < addr || place >= rc->v[i].end)
-		rc->v[i].reached = true;
-	else if (place > rc->v[i].far_self)
-		rc->v[i].far_self = place;	/* resolve_symbols() decides */
+		__atomic_store_n(&rc->v[i].reached, true, __ATOMIC_RELAXED);
+	else
+		store_max(&rc->v[i].far_self, place);	/* resolve_symbols()
+							 * decides */
 }
 
 /* The sites to look at: entry-style calls in no function symbol. */
@@ -315,7 +351,6 @@ static bool refs_section(const struct image *im, const struct section *rsec)
 	return (t->sh.sh_flags & SHF_EXECINSTR) || !pcrel_table(t->name);
 }
 
-#define KIND_CACHE 64	/* relocation types below this: kinds looked up once */
 
 /*
  * Symbol @i's value: the decoded copy when there is one, else read in
@@ -375,17 +410,17 @@ ref_target(const struct reach *rc, enum reloc_layout l,
 /* One loop per layout (see relocs.h); @l is a constant in each copy. */
 static inline __attribute__((always_inline)) void
 refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
-	const uint8_t *kinds)
+	uint64_t from, uint64_t to)
 {
 	struct reloc rel;
 	uint64_t addr;
 	size_t j;
 
-	for (j = 0; j < rs->count; j++) {
+	for (j = from; j < to; j++) {
 		reloc_get(l, rs->base, j, &rel);
 		if (rel.sym >= rc->first_global)
 			continue;	/* names a global: see the top */
-		if (ref_target(rc, l, rs->target, kinds, &rel, &addr))
+		if (ref_target(rc, l, rs->target, rc->kinds, &rel, &addr))
 			reaches(rc, rel.offset, addr);
 	}
 }
@@ -419,51 +454,78 @@ static int load_refs(struct reach *rc)
 	return 0;
 }
 
-static void scan_relocs(struct reach *rc)
+/* Relocations [@from, @to) of @rs. */
+static void scan_relocs(struct reach *rc, const struct relocs *rs,
+			uint64_t from, uint64_t to)
 {
-	const struct image *im = rc->im;
-	uint8_t kinds[KIND_CACHE];
-	const struct relocs *rs;
-	size_t i;
-
-	for (i = 0; i < KIND_CACHE; i++)
-		kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
-	for (i = 0; i < rc->nrefs; i++) {
-		rs = &rc->refs[i];
-		switch (reloc_layout_of(im, rs->rsec)) {
-		case RELA64:
-			refs_in(rc, RELA64, rs, kinds);
-			break;
-		case REL64:
-			refs_in(rc, REL64, rs, kinds);
-			break;
-		case RELA32:
-			refs_in(rc, RELA32, rs, kinds);
-			break;
-		default:
-			refs_in(rc, REL32, rs, kinds);
-			break;
-		}
+	switch (reloc_layout_of(rc->im, rs->rsec)) {
+	case RELA64:
+		refs_in(rc, RELA64, rs, from, to);
+		break;
+	case REL64:
+		refs_in(rc, REL64, rs, from, to);
+		break;
+	case RELA32:
+		refs_in(rc, RELA32, rs, from, to);
+		break;
+	default:
+		refs_in(rc, REL32, rs, from, to);
+		break;
 	}
 }
 
-/* Direct branches in the sections that hold candidates. */
-static void scan_branches(struct reach *rc)
+/*
+ * Direct branches that start at bytes [@from, @to) of @sec; the last
+ * ones may end past @to, so the scan sees a few bytes more.
+ */
+static void scan_branches(struct reach *rc, const struct section *sec,
+			  uint64_t from, uint64_t to)
 {
 	const struct arch *a = rc->im->arch;
-	const struct section *sec;
-	uint64_t p, target;
-	size_t i;
+	uint64_t p, target, size = sec->sh.sh_size;
 
+	if (size - to > ARCH_BRANCH_MAX)
+		size = to + ARCH_BRANCH_MAX;
+	for (p = from; (p = a->next_branch(sec->bytes, size, p, sec->sh.sh_addr,
+					   &rc->filter, &target)) < to; p++)
+		reaches(rc, sec->sh.sh_addr + p, target);
+}
+
+static void add_item(struct reach *rc, const struct relocs *rs,
+		     const struct section *sec, uint64_t n, uint64_t piece)
+{
+	uint64_t from;
+
+	for (from = 0; from < n; from += piece)
+		rc->items[rc->nitems++] = (struct reach_item){
+			rs, sec, from, n - from > piece ? from + piece : n,
+		};
+}
+
+/*
+ * Cut the work into pieces: the relocation sections, then the code of
+ * the sections that hold candidates (one at a time: they are sorted).
+ */
+static void make_items(struct reach *rc)
+{
+	const struct section *sec;
+	size_t n = 0, i;
+
+	for (i = 0; i < rc->nrefs; i++)
+		n += rc->refs[i].count / ITEM_RELOCS + 1;
+	for (i = 0; i < rc->n; i++)
+		if (!i || rc->v[i - 1].shndx != rc->v[i].shndx)
+			n += rc->im->secs[rc->v[i].shndx].sh.sh_size /
+			     ITEM_BYTES + 1;
+	rc->items = xmalloc((n ? n : 1) * sizeof(*rc->items));
+	for (i = 0; i < rc->nrefs; i++)
+		add_item(rc, &rc->refs[i], NULL, rc->refs[i].count,
+			 ITEM_RELOCS);
 	for (i = 0; i < rc->n; i++) {
 		if (i && rc->v[i - 1].shndx == rc->v[i].shndx)
-			continue;	/* entries are sorted: one section at a time */
+			continue;
 		sec = &rc->im->secs[rc->v[i].shndx];
-		for (p = 0; (p = a->next_branch(sec->bytes, sec->sh.sh_size, p,
-						  sec->sh.sh_addr, &rc->filter,
-						  &target)) <
-			    sec->sh.sh_size; p++)
-			reaches(rc, sec->sh.sh_addr + p, target);
+		add_item(rc, NULL, sec, sec->sh.sh_size, ITEM_BYTES);
 	}
 }
 
@@ -517,11 +579,25 @@ static void table_bounds(struct reach *rc)
 	}
 }
 
-/* Every reference and branch into a candidate's entry. */
+/*
+ * Every reference and branch into a candidate's entry: take pieces
+ * until none is left.  Run by the check's thread and, once it waits
+ * for it, by the caller: no lock, since each piece is taken once and
+ * reaches() stores atomically.
+ */
 static void find_refs(struct reach *rc)
 {
-	scan_relocs(rc);
-	scan_branches(rc);
+	const struct reach_item *it;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&rc->next_item, 1, __ATOMIC_RELAXED)) <
+	       rc->nitems) {
+		it = &rc->items[i];
+		if (it->rs)
+			scan_relocs(rc, it->rs, it->from, it->to);
+		else
+			scan_branches(rc, it->sec, it->from, it->to);
+	}
 }
 
 static bool any_hit(const struct reach *rc)
@@ -583,6 +659,7 @@ static void *find_refs_thread(void *arg)
 static void reach_free(struct reach *rc)
 {
 	free((void *)rc->filter.bucket);
+	free(rc->items);
 	free(rc->refs);
 	free(rc->v);
 	free(rc);
@@ -593,6 +670,7 @@ int reach_start(struct image *im, const struct scan_result *r, int threads,
 {
 	struct reach *rc;
 	uint64_t t0 = now_ns();
+	size_t i;
 
 	*job = NULL;
 	if (im->ehdr.e_type == ET_REL || !im->arch->reloc_ref ||
@@ -618,6 +696,9 @@ int reach_start(struct image *im, const struct scan_result *r, int threads,
 		reach_free(rc);
 		return -1;
 	}
+	for (i = 0; i < KIND_CACHE; i++)
+		rc->kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
+	make_items(rc);
 	/*
 	 * No lock is needed: the thread writes only rc's candidates, and
 	 * reads the image's bytes, which nothing changes, and the fields
@@ -638,8 +719,10 @@ int reach_finish(struct reach *rc, struct scan_stats *st)
 
 	if (!rc)
 		return 0;
-	if (rc->threaded)
+	if (rc->threaded) {
+		find_refs(rc);	/* take the pieces still left */
 		pthread_join(rc->tid, NULL);
+	}
 	/*
 	 * Rare from here: something refers to a candidate's entry.  Only
 	 * now are the symbols decoded and a bracketed table looked for;
@@ -653,6 +736,7 @@ int reach_finish(struct reach *rc, struct scan_stats *st)
 			table_bounds(rc);
 			if (rc->table_lo < rc->table_hi) {
 				forget(rc);
+				rc->next_item = 0;
 				find_refs(rc);
 			}
 			ret = refuse(rc);
