@@ -281,7 +281,6 @@ struct sym_pass {
 	struct anchor_cands *anchors;	/* or NULL */
 	struct table_bounds *bounds;	/* or NULL */
 	size_t nlocal_funcs;
-	size_t first_global;		/* the symbol table's sh_info */
 };
 
 /*
@@ -392,32 +391,14 @@ static void pass_namefilter(const struct image *im, const struct scan_opts *o,
 		namefilter_add(nf, p->bounds->names[j], 4);
 }
 
-/* The symbol table's sh_info, where the globals start (nsyms if bad). */
-static size_t globals_from(const struct image *im, const struct sym_pass *p)
-{
-	return p->first_global < 1 || p->first_global > im->nsyms ?
-	       im->nsyms : p->first_global;
-}
-
 static inline __attribute__((always_inline)) int
 symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 	    struct sym_pass *p)
 {
-	size_t mid = globals_from(im, p);
 	struct namefilter nf;
 
 	pass_namefilter(im, o, p, &nf);
-	if (symbol_range(raw, false, im, o, p, &nf, 1, mid) < 0)
-		return -1;
-	/*
-	 * Past the local symbols (sh_info) with no local function among
-	 * them: the entry set is of no use (see check_local_symbols), and
-	 * the full judgement needs the decoded symbols: decode them now
-	 * rather than read them twice.
-	 */
-	if (raw && mid < im->nsyms && !p->nlocal_funcs)
-		return -1;
-	return symbol_range(raw, false, im, o, p, &nf, mid, im->nsyms);
+	return symbol_range(raw, false, im, o, p, &nf, 1, im->nsyms);
 }
 
 /*
@@ -432,7 +413,6 @@ struct sym_half {
 	struct anchor_cands anchors;
 	struct table_bounds bounds;
 	size_t from, to;
-	size_t nlocal_low;	/* local functions below sh_info */
 	int ret;
 	pthread_t tid;
 };
@@ -440,16 +420,9 @@ struct sym_half {
 static void *sym_half_run(void *arg)
 {
 	struct sym_half *h = arg;
-	size_t mid = globals_from(h->im, &h->p);
-	size_t cut = h->from < mid && mid < h->to ? mid : h->to;
 
-	/* stop at sh_info to count the local functions below it apart */
 	h->ret = symbol_range(true, true, h->im, h->o, &h->p, h->nf, h->from,
-			      cut);
-	h->nlocal_low = h->from < mid ? h->p.nlocal_funcs : 0;
-	if (!h->ret && cut < h->to)
-		h->ret = symbol_range(true, true, h->im, h->o, &h->p, h->nf,
-				      cut, h->to);
+			      h->to);
 	return NULL;
 }
 
@@ -522,7 +495,6 @@ static bool symbol_pass_threads(const struct image *im,
 static int symbol_pass_parallel(const struct image *im,
 				const struct scan_opts *o, struct sym_pass *p)
 {
-	size_t mid = globals_from(im, p), nlocal_low;
 	struct namefilter nf;
 	struct sym_half h[2];
 	int i, ret = 0;
@@ -559,16 +531,12 @@ static int symbol_pass_parallel(const struct image *im,
 	if (h[0].ret < 0 || h[1].ret < 0)
 		ret = -1;	/* the caller decodes and starts again */
 	p->nlocal_funcs = h[0].p.nlocal_funcs + h[1].p.nlocal_funcs;
-	nlocal_low = h[0].nlocal_low + h[1].nlocal_low;
 	if (!ret && p->anchors)
 		merge_anchors(im, p->anchors, &h[1].anchors);
 	if (!ret && p->bounds)
 		merge_bounds(p->bounds, &h[1].bounds);
 	if (p->anchors)
 		anchor_cands_free(&h[1].anchors);
-	/* as symbol_pass(): no local function below sh_info */
-	if (!ret && mid < im->nsyms && !nlocal_low)
-		ret = -1;
 	return ret;
 }
 
@@ -599,11 +567,6 @@ static int run_symbol_pass(struct image *im, const struct scan_opts *o,
 	}
 	if (image_symbols(im) < 0)
 		return -1;
-	/* no local function symbols: no use for the entry set */
-	if (p->e && !im->nlocal_funcs) {
-		entries_free(p->e);
-		p->e = NULL;
-	}
 	/* start again from nothing */
 	memset(p->is_mcount, 0, im->nsyms ? im->nsyms : 1);
 	p->nlocal_funcs = 0;
@@ -1050,9 +1013,7 @@ static int filter_range(const struct image *im, const uint8_t *traced,
 		    (prev && prev->shndx == s->shndx && prev->addr == s->addr))
 			continue;
 		v = s->entry_style ? at_entry(im, e, s) : FAST_UNSURE;
-		/* without local symbols a drop needs its reason (see
-		 * check_local_symbols) */
-		if (v == FAST_UNSURE || (v == FAST_DROP && !im->nlocal_funcs))
+		if (v == FAST_UNSURE)
 			return -1;
 		if (v == FAST_KEEP) {
 			if (prev && before_addr(s, prev))
@@ -1201,18 +1162,122 @@ static int filter(struct image *im, const uint8_t *traced,
 }
 
 /*
+ * Does @f mark a page of [@from, @to] (which overlaps [f->lo, f->hi])?
+ * Functions are small: one or two pages to test, as a rule.
+ */
+static bool pages_marked(const struct branch_filter *f, uint64_t from,
+			 uint64_t to)
+{
+	uint64_t b = from < f->lo ? 0 : (from - f->lo) >> f->shift;
+	uint64_t e = ((to > f->hi ? f->hi : to) - f->lo) >> f->shift;
+
+	for (; b <= e; b++)
+		if (f->bucket[b / 64] >> (b % 64) & 1)
+			return true;
+	return false;
+}
+
+/* Does function symbol @s cover site (@shndx, @addr)? As funcs.c says. */
+static inline bool func_covers(const struct symbol *s, uint32_t shndx,
+			       uint64_t addr)
+{
+	return s->shndx == shndx && addr >= s->value &&
+	       (addr - s->value < s->size || (!s->size && addr == s->value));
+}
+
+/*
+ * Of the calls the fast filter dropped for lying at no function entry
+ * (r->unentered, in (section, address) order), how many does no function
+ * symbol cover?  One pass over the symbols, each looked up among those
+ * calls by binary search: what the sorted function index would tell for
+ * these few, without building it.  (The index looks at most 8 nested
+ * starts back; this looks at every symbol.)
+ */
+static size_t count_uncovered(const struct image *im,
+			      const struct scan_result *r)
+{
+	const struct site *v = r->unentered;
+	bool *covered = xcalloc(r->nunentered, sizeof(*covered));
+	size_t n = r->nunentered, i, lo, hi, mid, left;
+	struct branch_filter f = { .lo = UINT64_MAX, .shift = 12 };
+	uint64_t *bucket = NULL, b, last;
+	struct symbol local;
+	const struct symbol *s;
+
+	/*
+	 * Most symbols are nowhere near these calls: a bit per 4 KiB page
+	 * that holds one rules them out before the search.
+	 */
+	for (i = 0; i < n; i++) {
+		f.lo = v[i].addr < f.lo ? v[i].addr : f.lo;
+		f.hi = v[i].addr > f.hi ? v[i].addr : f.hi;
+	}
+	if (n && (f.hi - f.lo) >> f.shift < ((uint64_t)1 << 26)) {
+		bucket = xcalloc(((f.hi - f.lo) >> f.shift) / 64 + 1,
+				 sizeof(*bucket));
+		for (i = 0; i < n; i++) {
+			b = (v[i].addr - f.lo) >> f.shift;
+			bucket[b / 64] |= 1ULL << (b % 64);
+		}
+		f.bucket = bucket;
+	}
+	for (i = 1; i < im->nsyms; i++) {
+		if (im->syms_decoded) {
+			s = &im->syms[i];
+		} else {
+			image_sym_get(im, i, &local);	/* the scan read it */
+			s = &local;
+		}
+		if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) ||
+		    s->shndx == SHN_UNDEF || s->shndx >= im->nsecs ||
+		    !s->name[0])
+			continue;
+		/* a call on a page from its start to its last byte? */
+		last = s->size && s->value + (s->size - 1) >= s->value ?
+		       s->value + (s->size - 1) : s->value;
+		if (bucket && (last < f.lo || s->value > f.hi ||
+			       !pages_marked(&f, s->value, last)))
+			continue;
+		/* the first call at or after the symbol's start */
+		for (lo = 0, hi = n; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (v[mid].shndx < s->shndx ||
+			    (v[mid].shndx == s->shndx && v[mid].addr < s->value))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && func_covers(s, v[lo].shndx, v[lo].addr); lo++)
+			covered[lo] = true;
+	}
+	for (i = left = 0; i < n; i++)
+		left += !covered[i];
+	free(covered);
+	free(bucket);
+	return left;
+}
+
+/*
  * Never drop live sites silently: with local symbols discarded, every
  * static function looks like code no function covers.  A linked image
  * with no local function symbol, and calls in traced sections that no
- * function symbol covers, is refused.
+ * function symbol covers, is refused.  Judged by the fast filter, only
+ * the calls at no function entry need looking at: the covered ones are
+ * inside functions, and no candidate for reach.c.
  */
-static int check_local_symbols(const struct image *im,
-			       const struct scan_result *r)
+static int check_local_symbols(const struct image *im, struct scan_result *r)
 {
 	size_t n = r->stats.verdicts[DROP_NO_FUNC] +
 		   r->stats.verdicts[DROP_DEAD_BODY];
 
-	if (im->ehdr.e_type == ET_REL || im->nlocal_funcs || !n)
+	if (im->ehdr.e_type == ET_REL || im->nlocal_funcs)
+		return 0;
+	if (!r->explained && r->nunentered) {
+		n = count_uncovered(im, r);
+		if (!n)
+			r->nunentered = 0;
+	}
+	if (!n)
 		return 0;
 	return lp_error(im->path, im->symtab->name,
 			"no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu call site%s in traced sections lie%s in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
@@ -1364,17 +1429,13 @@ int scan_image(struct image *im, const struct scan_opts *o,
 		p.anchors = r->anchors;
 	}
 	p.is_mcount = is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	p.first_global = im->symtab->sh.sh_info;
 	p.bounds = o->bounds;
 	if (run_symbol_pass(im, o, &p) < 0)
 		goto out_free;
 	if (o->bounds)
 		o->bounds->looked = true;
-	/*
-	 * Without local function symbols every drop needs its reason
-	 * (check_local_symbols), so the entry set is of no use.
-	 */
-	fast = p.e && im->nlocal_funcs;
+	/* with reasons: the sorted index of functions, for judge() */
+	fast = p.e != NULL;
 	if (!fast) {
 		if (image_symbols(im) < 0)
 			goto out_free;

@@ -55,6 +55,59 @@ def test_discarded_locals_are_refused(linkpass, tmp_path, objs, how, cmd):
     assert not (tmp_path / "t.o").exists()
 
 
+# Two static functions, and a global one (in asm) that calls __fentry__
+# again after its entry: that call is dropped as "not at entry", and
+# with the local symbols discarded it is still covered by mid's symbol,
+# so only the two statics' calls count.  The scan judges the drops of
+# such an image without the sorted function index (count_uncovered() in
+# scan.c); sites judges them all with it: both must say 2.
+TWO_C = """\
+int g;
+static __attribute__((noinline)) int twice(int x) { g += x; return 2 * x; }
+static __attribute__((noinline)) int thrice(int x) { g -= x; return 3 * x; }
+int mid(int);
+int f1(int x) { return twice(x) + thrice(x) + mid(x); }
+int main(void) { return f1(1) - 6; }
+"""
+MID_S = """\
+	.text
+	.globl mid
+	.type mid, @function
+mid:
+	call __fentry__
+	nop
+	call __fentry__
+	leal 1(%rdi), %eax
+	ret
+	.size mid, .-mid
+	.section .note.GNU-stack,"",@progbits
+"""
+
+
+@pytest.mark.parametrize("threads", [[], ["-j2"]])
+@pytest.mark.parametrize("how", ["-x", "strip -x"])
+def test_discarded_locals_count_only_uncovered(linkpass, tmp_path, how,
+                                               threads):
+    require_tools("gcc", "strip")
+    objs = [compile_src(tmp_path, "a.c", TWO_C, "gcc",
+                        ["-pg", "-mfentry", "-O2", "-fno-pie"]),
+            assemble(tmp_path, "mid.S", MID_S),
+            assemble(tmp_path, "stubs.S", STUBS_S)]
+    whole = link(tmp_path, objs, "whole")
+    dropped = linkpass.run("sites", whole, "--dropped").stdout
+    assert "mid+0x6 .text: not at a function entry" in dropped, dropped
+    image = discarded(tmp_path, objs, how)
+    out = tmp_path / "t.o"
+    for args in (["scan", image, "-o", out, *threads],
+                 ["check", image, *threads], ["sites", image]):
+        proc = linkpass.run(*args, check=False)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert proc.stderr.count("\n") == 1, proc.stderr
+        assert "no local function symbols" in proc.stderr, proc.stderr
+        assert "2 call sites in traced sections" in proc.stderr, proc.stderr
+    assert not out.exists()
+
+
 def test_same_program_with_local_symbols_is_scanned(linkpass, tmp_path, objs):
     image = link(tmp_path, objs, "img")
     names = {ln.split()[1].split("+")[0]
