@@ -14,8 +14,9 @@ For each size, the floor tree built by `bench/run.py --only-scan`
 
 Wall times are medians of REPS interleaved runs (order rotated each
 repetition) of `readrel -s` (code relocations, .symtab and .strtab read
-once: the floor), `linkpass scan -j1`, `linkpass scan` (default threads)
-and `linkpass check` of image2 with its own floor.  Instruction counts
+once: the floor), `linkpass scan` (default threads) and `scan -j1`, and
+`linkpass check` (default threads) and `check -j1` of image2 with its own
+floor (floor2).  Instruction counts
 come from callgrind, peak RSS from /usr/bin/time.  --ref adds the same
 figures for another linkpass binary (e.g. the one before a change), run
 side by side.  Prints a markdown table (and writes it to --out).
@@ -88,7 +89,8 @@ def measure(size, a, tools, tmp):
     for name, bin_ in tools.items():
         cmds[f"scan-j1:{name}"] = [bin_, "scan", image, "-o", out, "-j", "1"]
         cmds[f"scan:{name}"] = [bin_, "scan", image, "-o", out]
-        cmds[f"check:{name}"] = [bin_, "check", image2, "-j", "1"]
+        cmds[f"check-j1:{name}"] = [bin_, "check", image2, "-j", "1"]
+        cmds[f"check:{name}"] = [bin_, "check", image2]
     for c in cmds.values():      # warm the page cache
         wall(c)
     times = {k: [] for k in cmds}
@@ -98,41 +100,49 @@ def measure(size, a, tools, tmp):
         for n in names[k:] + names[:k]:
             times[n].append(wall(cmds[n]))
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-    ir = {k: instructions(cmds[k], tmp) for k in cmds if not k.startswith("scan:")}
-    rss = {k: peak_rss_kb(cmds[k]) for k in ("floor", "scan-j1:new", "check:new")}
+    # instructions of the one-thread runs: the threaded ones add the
+    # threads' start and nothing else
+    ir = {k: instructions(cmds[k], tmp) for k in cmds
+          if not k.startswith(("scan:", "check:"))}
+    rss = {k: peak_rss_kb(cmds[k])
+           for k in ("floor", "scan-j1:new", "scan:new", "check:new")}
     return dict(size=size, rb=rb, rb2=rb2, out=outbytes, med=med, ir=ir,
                 rss=rss)
 
 
 def table(rows, tools):
-    lines = ["| units | read+sym (ms) | scan -j1 (ms) | scan (ms) | scan -j1 / floor | "
-             "floor (M Ir) | scan -j1 (M Ir) | Ir ratio | check (ms) | check / floor | "
-             "check Ir ratio | scan peak RSS (MB) | floor peak RSS (MB) | floor bytes + output (MB) |",
-             "|---:" * 14 + "|"]
+    lines = ["| units | floor (ms) | scan (ms) | scan / floor | scan -j1 (ms) | "
+             "scan -j1 / floor | floor (M Ir) | scan -j1 (M Ir) | Ir ratio | "
+             "floor2 (ms) | check (ms) | check / floor2 | check -j1 / floor2 | "
+             "check -j1 Ir ratio | scan peak RSS (MB) | floor peak RSS (MB) | "
+             "floor bytes + output (MB) |",
+             "|---:" * 17 + "|"]
     for r in rows:
         m, i = r["med"], r["ir"]
         lines.append(
-            "| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
-                r["size"], m["floor"], m["scan-j1:new"], m["scan:new"],
-                m["scan-j1:new"] / m["floor"], i["floor"] / 1e6,
-                i["scan-j1:new"] / 1e6, i["scan-j1:new"] / i["floor"],
-                m["check:new"], m["check:new"] / m["floor2"],
-                i["check:new"] / i["floor2"], r["rss"]["scan-j1:new"] / 1024,
-                r["rss"]["floor"] / 1024,
-                (r["rb"] + r["out"]) / 2**20))
+            "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
+                r["size"], m["floor"], m["scan:new"], m["scan:new"] / m["floor"],
+                m["scan-j1:new"], m["scan-j1:new"] / m["floor"],
+                i["floor"] / 1e6, i["scan-j1:new"] / 1e6,
+                i["scan-j1:new"] / i["floor"], m["floor2"], m["check:new"],
+                m["check:new"] / m["floor2"], m["check-j1:new"] / m["floor2"],
+                i["check-j1:new"] / i["floor2"], r["rss"]["scan:new"] / 1024,
+                r["rss"]["floor"] / 1024, (r["rb"] + r["out"]) / 2**20))
     if "ref" in tools:
         lines += ["", "The linkpass before the change, in the same runs:", "",
-                  "| units | scan -j1 before (ms) | scan -j1 now (ms) | scan before (ms) | "
-                  "scan now (ms) | before (M Ir) | now (M Ir) | "
-                  "check before (M Ir) | check now (M Ir) |",
-                  "|---:" * 9 + "|"]
+                  "| units | scan before (ms) | scan now (ms) | scan -j1 before (ms) | "
+                  "scan -j1 now (ms) | check before (ms) | check now (ms) | "
+                  "scan -j1 before (M Ir) | now (M Ir) | "
+                  "check -j1 before (M Ir) | now (M Ir) |",
+                  "|---:" * 11 + "|"]
         for r in rows:
             m, i = r["med"], r["ir"]
-            lines.append("| %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |" % (
-                r["size"], m["scan-j1:ref"], m["scan-j1:new"],
-                m["scan:ref"], m["scan:new"],
+            lines.append("| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |" % (
+                r["size"], m["scan:ref"], m["scan:new"],
+                m["scan-j1:ref"], m["scan-j1:new"],
+                m["check:ref"], m["check:new"],
                 i["scan-j1:ref"] / 1e6, i["scan-j1:new"] / 1e6,
-                i["check:ref"] / 1e6, i["check:new"] / 1e6))
+                i["check-j1:ref"] / 1e6, i["check-j1:new"] / 1e6))
     return "\n".join(lines) + "\n"
 
 
