@@ -115,7 +115,7 @@ bool out_fsync;
  * file's blocks first (its auto_da_alloc safeguard for programs that
  * do not fsync): 6-7 ms for a 5.8 MB table, where swapping the two
  * names with RENAME_EXCHANGE and unlinking the old file, now under the
- * temp name, took 0.7-1.1 ms (tools/rename timing in docs/design.md).
+ * temp name, took 0.7-1.1 ms (docs/benchmarks.md, section 5.4f).
  * Either way the target is the old file or the new one at every moment.
  * Only a regular file is swapped (a directory must still refuse); where
  * the file system cannot exchange, plain rename() does it.
