@@ -1163,7 +1163,8 @@ static int filter(struct image *im, const uint8_t *traced,
 
 /*
  * Does @f mark a page of [@from, @to] (which overlaps [f->lo, f->hi])?
- * Functions are small: one or two pages to test, as a rule.
+ * True at once for a range of more than two pages: the binary searches
+ * cost less than testing each page of a huge (malformed) symbol.
  */
 static bool pages_marked(const struct branch_filter *f, uint64_t from,
 			 uint64_t to)
@@ -1171,43 +1172,54 @@ static bool pages_marked(const struct branch_filter *f, uint64_t from,
 	uint64_t b = from < f->lo ? 0 : (from - f->lo) >> f->shift;
 	uint64_t e = ((to > f->hi ? f->hi : to) - f->lo) >> f->shift;
 
+	if (e - b > 1)
+		return true;
 	for (; b <= e; b++)
 		if (f->bucket[b / 64] >> (b % 64) & 1)
 			return true;
 	return false;
 }
 
-/* Does function symbol @s cover site (@shndx, @addr)? As funcs.c says. */
-static inline bool func_covers(const struct symbol *s, uint32_t shndx,
-			       uint64_t addr)
+/* The first of the @n sites @v at or after (@shndx, @addr). */
+static size_t first_site_at(const struct site *v, size_t n, uint32_t shndx,
+			    uint64_t addr)
 {
-	return s->shndx == shndx && addr >= s->value &&
-	       (addr - s->value < s->size || (!s->size && addr == s->value));
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].shndx < shndx ||
+		    (v[mid].shndx == shndx && v[mid].addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
  * Of the calls the fast filter dropped for lying at no function entry
  * (r->unentered, in (section, address) order), how many does no function
- * symbol cover?  One pass over the symbols, each looked up among those
- * calls by binary search: what the sorted function index would tell for
- * these few, without building it.  (The index looks at most 8 nested
- * starts back; this looks at every symbol.)
+ * symbol cover?  One pass over the symbols: each function's range
+ * [start, end) is found among those calls by two binary searches and
+ * counted into a difference array, so a malformed image of huge
+ * overlapping symbols costs n log n, not n * m.  What the sorted
+ * function index would tell for these few calls, without building it.
+ * (The index looks at most 8 nested starts back; this looks at every
+ * symbol.)  Most symbols are nowhere near these calls: a bit per 4 KiB
+ * page that holds one rules out a symbol on one or two pages at once.
  */
 static size_t count_uncovered(const struct image *im,
 			      const struct scan_result *r)
 {
 	const struct site *v = r->unentered;
-	bool *covered = xcalloc(r->nunentered, sizeof(*covered));
-	size_t n = r->nunentered, i, lo, hi, mid, left;
+	size_t n = r->nunentered, i, a, b, left = 0;
+	long *cover = xcalloc(n + 1, sizeof(*cover)), depth = 0;
 	struct branch_filter f = { .lo = UINT64_MAX, .shift = 12 };
-	uint64_t *bucket = NULL, b, last;
+	uint64_t *bucket = NULL, k, last;
 	struct symbol local;
 	const struct symbol *s;
 
-	/*
-	 * Most symbols are nowhere near these calls: a bit per 4 KiB page
-	 * that holds one rules them out before the search.
-	 */
 	for (i = 0; i < n; i++) {
 		f.lo = v[i].addr < f.lo ? v[i].addr : f.lo;
 		f.hi = v[i].addr > f.hi ? v[i].addr : f.hi;
@@ -1216,8 +1228,8 @@ static size_t count_uncovered(const struct image *im,
 		bucket = xcalloc(((f.hi - f.lo) >> f.shift) / 64 + 1,
 				 sizeof(*bucket));
 		for (i = 0; i < n; i++) {
-			b = (v[i].addr - f.lo) >> f.shift;
-			bucket[b / 64] |= 1ULL << (b % 64);
+			k = (v[i].addr - f.lo) >> f.shift;
+			bucket[k / 64] |= 1ULL << (k % 64);
 		}
 		f.bucket = bucket;
 	}
@@ -1232,27 +1244,25 @@ static size_t count_uncovered(const struct image *im,
 		    s->shndx == SHN_UNDEF || s->shndx >= im->nsecs ||
 		    !s->name[0])
 			continue;
-		/* a call on a page from its start to its last byte? */
-		last = s->size && s->value + (s->size - 1) >= s->value ?
-		       s->value + (s->size - 1) : s->value;
-		if (bucket && (last < f.lo || s->value > f.hi ||
-			       !pages_marked(&f, s->value, last)))
+		/* its last byte (a size past the address space: to the end) */
+		last = !s->size ? s->value :
+		       s->size - 1 > UINT64_MAX - s->value ? UINT64_MAX :
+		       s->value + (s->size - 1);
+		if (last < f.lo || s->value > f.hi)
 			continue;
-		/* the first call at or after the symbol's start */
-		for (lo = 0, hi = n; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if (v[mid].shndx < s->shndx ||
-			    (v[mid].shndx == s->shndx && v[mid].addr < s->value))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < n && func_covers(s, v[lo].shndx, v[lo].addr); lo++)
-			covered[lo] = true;
+		if (bucket && !pages_marked(&f, s->value, last))
+			continue;
+		a = first_site_at(v, n, s->shndx, s->value);
+		b = last == UINT64_MAX ? first_site_at(v, n, s->shndx + 1, 0) :
+		    first_site_at(v, n, s->shndx, last + 1);
+		cover[a]++;
+		cover[b]--;
 	}
-	for (i = left = 0; i < n; i++)
-		left += !covered[i];
-	free(covered);
+	for (i = 0; i < n; i++) {
+		depth += cover[i];
+		left += depth <= 0;
+	}
+	free(cover);
 	free(bucket);
 	return left;
 }
