@@ -220,6 +220,19 @@ def assemble(workdir, name, source, flags=()):
 STUBS_S = lpfacts.MCOUNT_STUBS_S
 
 
+def small_image(workdir, source, name="img"):
+    """One C file with the stubs, gcc -pg -mfentry -O2, linked -q (non-PIE,
+    GNU ld): the smallest image a command-line test needs."""
+    require_compiler_ld("gcc", "bfd")
+    workdir = Path(workdir)
+    objs = [compile_src(workdir, Path(name).stem + ".c", source, "gcc",
+                        ["-pg", "-mfentry", "-O2", "-fno-pie"]),
+            assemble(workdir, "stubs.S", STUBS_S)]
+    image = workdir / name
+    run(["gcc", "-fuse-ld=bfd", "-no-pie", "-Wl,-q", *objs, "-o", image])
+    return image
+
+
 def link_driver(output, link_cmd, *opts, cwd=None, linkpass=None, check=True,
                 env=None):
     """Run scripts/link-vmlinux.sh [opts] OUTPUT -- link_cmd...

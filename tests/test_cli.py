@@ -2,8 +2,7 @@
 
 import pytest
 
-from lptest import (STUBS_S, assemble, compile_src, require_compiler_ld,
-                      run)
+from lptest import small_image
 
 POLICY_C = """\
 __attribute__((noinline)) int textf(int x) { return x + 1; }
@@ -15,13 +14,7 @@ int main(void) { return textf(1) + mysecf(1) + initf(1) - 11; }
 
 @pytest.fixture
 def policy_image(tmp_path):
-    require_compiler_ld("gcc", "bfd")
-    objs = [compile_src(tmp_path, "p.c", POLICY_C, "gcc",
-                        ["-pg", "-mfentry", "-O2", "-fno-pie"]),
-            assemble(tmp_path, "stubs.S", STUBS_S)]
-    image = tmp_path / "img"
-    run(["gcc", "-fuse-ld=bfd", "-no-pie", "-Wl,-q", *objs, "-o", image])
-    return image
+    return small_image(tmp_path, POLICY_C)
 
 
 def traced(linkpass, image, *opts):

@@ -12,7 +12,7 @@ import stat
 
 import pytest
 
-from lptest import STUBS_S, assemble, compile_src, require_compiler_ld, run
+from lptest import small_image
 
 SRC_C = """\
 __attribute__((noinline)) int f(int x) { return x + 1; }
@@ -22,13 +22,7 @@ int main(void) { return f(1) - 2; }
 
 @pytest.fixture
 def image(tmp_path):
-    require_compiler_ld("gcc", "bfd")
-    objs = [compile_src(tmp_path, "p.c", SRC_C, "gcc",
-                        ["-pg", "-mfentry", "-O2", "-fno-pie"]),
-            assemble(tmp_path, "stubs.S", STUBS_S)]
-    img = tmp_path / "img"
-    run(["gcc", "-fuse-ld=bfd", "-no-pie", "-Wl,-q", *objs, "-o", img])
-    return img
+    return small_image(tmp_path, SRC_C)
 
 
 @pytest.fixture
