@@ -351,7 +351,6 @@ static bool refs_section(const struct image *im, const struct section *rsec)
 	return (t->sh.sh_flags & SHF_EXECINSTR) || !pcrel_table(t->name);
 }
 
-
 /*
  * Symbol @i's value: the decoded copy when there is one, else read in
  * place (st_value needs no check; the scan has read every symbol).
