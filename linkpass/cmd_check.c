@@ -208,7 +208,11 @@ static int check_linked(struct options *o, struct image *im,
 	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
 	o->scan.reasons = false;
 	o->scan.bounds = &bounds;
-	/* the stripped-objects check goes on while the table is read */
+	/*
+	 * The stripped-objects check searches on two threads: its own and
+	 * this one, in scan_finish().  Its verdict comes before reading the
+	 * table, so that a refused image gets that one error line.
+	 */
 	o->scan.reach_later = true;
 	ret = find_sites(o, im, &r);
 	o->scan.bounds = NULL;
@@ -216,13 +220,11 @@ static int check_linked(struct options *o, struct image *im,
 	if (ret < 0)
 		return EXIT_ERROR;
 	ret = EXIT_ERROR;
-	if (table_read_bounds(im, &bounds, &t) < 0) {
-		scan_finish(&r);	/* its error too, if it has one */
-		goto out_free_scan;
-	}
-	sorted = sorted_copy(&t);
 	if (scan_finish(&r) < 0)
-		goto out_free_sorted;
+		goto out_free_scan;
+	if (table_read_bounds(im, &bounds, &t) < 0)
+		goto out_free_scan;
+	sorted = sorted_copy(&t);
 	if (!t.found)
 		printf("check: %s: no ftrace table (no "
 		       MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP " or "

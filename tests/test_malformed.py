@@ -217,14 +217,18 @@ def _regression_inputs():
                          ids=lambda p: p.name)
 def test_regression_input(path, tmp_path):
     """Inputs that once crashed or hung linkpass (found by fuzzing): every
-    command ends with 0, 1 or one error line, and nothing else."""
-    for cmd in malform.COMMANDS:
+    command ends with 0, 1 or one error line, and nothing else; scan and
+    check also with -j3, as fuzz/fuzz_image.c runs them (threads at any
+    size)."""
+    runs = [(cmd, []) for cmd in malform.COMMANDS]
+    runs += [("scan", ["-j3"]), ("check", ["-j3"])]
+    for cmd, opts in runs:
         out = tmp_path / f"{cmd}.o"
         target = path
         if cmd == "obj":  # rewrites its input: never the kept file
             target = tmp_path / "copy.o"
             target.write_bytes(path.read_bytes())
-        args = [cmd, target] + (["-o", out] if cmd == "scan" else [])
+        args = [cmd, target, *opts] + (["-o", out] if cmd == "scan" else [])
         proc = harness.run_linkpass(args)
         assert proc.returncode in (0, 1, 2), harness.describe(proc)
         if proc.returncode == 2:
