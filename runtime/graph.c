@@ -10,7 +10,10 @@
  * When the function returns it lands in lpt_graph_ret, which saves the
  * return-value registers and calls lpt_graph_exit(slot); that pops the
  * frame, records the exit, and gives back the original address, where
- * lpt_graph_ret returns to.
+ * lpt_graph_ret returns to.  The common entry and exit (no filter, a
+ * live top frame, room in the ring) are done by entry.S itself, with no
+ * call (lpt_graph_fast); lpt_graph_entry and lpt_graph_exit below decide
+ * every case, that one included.
  *
  * What keeps the shadow stack right:
  *
@@ -72,10 +75,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hotpath.h"
 #include "record.h"
 
-#define LPT_SHADOW_MAX	4096
-
+/* entry.S's fast paths use these layouts: hotpath.h, checked below. */
 struct lpt_frame {
 	uintptr_t orig;		/* the return address we replaced */
 	uintptr_t *slot;	/* where it was */
@@ -93,16 +96,65 @@ struct lpt_shadow {
 };
 
 int lpt_graph_on;
+uint8_t lpt_graph_fast;
 static unsigned int lpt_max_depth;	/* 0: no limit */
 static uint64_t lpt_min_ticks;		/* 0: no limit */
 
-static __thread struct lpt_shadow *lpt_shadow LPT_TLS;
+__thread struct lpt_shadow *lpt_shadow LPT_TLS;
 
+/* What entry.S's fast paths take for granted (hotpath.h). */
+#define LPT_HOTPATH_IS(what, val) _Static_assert((what) == (val), #what)
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, owner), LPT_TBUF_OWNER);
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, cap), LPT_TBUF_CAP);
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, head), LPT_TBUF_HEAD);
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, pos), LPT_TBUF_POS);
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, held), LPT_TBUF_HELD);
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, limit), LPT_TBUF_LIMIT);
+LPT_HOTPATH_IS(offsetof(struct lpt_tbuf, ev), LPT_TBUF_EV);
+LPT_HOTPATH_IS(sizeof(((struct lpt_tbuf *)0)->owner), 4);
+LPT_HOTPATH_IS(sizeof(((struct lpt_tbuf *)0)->held), 8);
+LPT_HOTPATH_IS(sizeof(struct lpt_event), 1 << LPT_EVENT_SHIFT);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, tsc), LPT_EVENT_TSC);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, func), LPT_EVENT_FUNC);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, arg), LPT_EVENT_ARG);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, tid), LPT_EVENT_TID);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, cpu), LPT_EVENT_CPU);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, kind), LPT_EVENT_KIND);
+LPT_HOTPATH_IS(offsetof(struct lpt_event, depth), LPT_EVENT_DEPTH);
+LPT_HOTPATH_IS(sizeof(((struct lpt_event *)0)->cpu), 2);
+LPT_HOTPATH_IS(LPT_EV_ENTRY, LPT_EVENT_ENTRY);
+LPT_HOTPATH_IS(LPT_EV_EXIT, LPT_EVENT_EXIT);
+LPT_HOTPATH_IS(sizeof(struct lpt_frame), LPT_FRAME_SIZE);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, orig), LPT_FRAME_ORIG);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, slot), LPT_FRAME_SLOT);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, tsc), LPT_FRAME_TSC);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, func), LPT_FRAME_FUNC);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, tail), LPT_FRAME_TAIL);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, held), LPT_FRAME_HELD);
+LPT_HOTPATH_IS(offsetof(struct lpt_frame, restored), LPT_FRAME_RESTORED);
+/* FLAGS's four bytes: the three flags and padding, nothing else. */
+LPT_HOTPATH_IS(LPT_FRAME_FLAGS, LPT_FRAME_TAIL);
+LPT_HOTPATH_IS(LPT_FRAME_RESTORED + 1 + 4 <= LPT_FRAME_SIZE, 1);
+LPT_HOTPATH_IS(offsetof(struct lpt_shadow, n), LPT_SHADOW_N);
+LPT_HOTPATH_IS(offsetof(struct lpt_shadow, f), LPT_SHADOW_F);
+LPT_HOTPATH_IS(sizeof(((struct lpt_shadow *)0)->n), 4);
+LPT_HOTPATH_IS(LPT_CPU_RDTSCP, LPT_HP_CPU_RDTSCP);
+LPT_HOTPATH_IS(LPT_CPU_RDPID, LPT_HP_CPU_RDPID);
+LPT_HOTPATH_IS(LPT_TSC_AUX_CPU, LPT_HP_TSC_AUX_CPU);
+LPT_HOTPATH_IS(LPT_EV_CPU_UNKNOWN > LPT_TSC_AUX_CPU, 1);
+
+/*
+ * After lpt_record_setup (lpt_cpu_insn).  The fast paths of entry.S
+ * (lpt_graph_fast) serve the case without filters, on a CPU with RDPID
+ * or RDTSCP; otherwise every call goes through lpt_record.
+ */
 void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks)
 {
 	lpt_max_depth = max_depth;
 	lpt_min_ticks = min_ticks;
 	lpt_graph_on = 1;
+	lpt_graph_fast = !max_depth && !min_ticks &&
+			 lpt_cpu_insn != LPT_CPU_NONE;
 }
 
 static notrace struct lpt_shadow *shadow_self(void)
@@ -221,9 +273,11 @@ pop_above(struct lpt_shadow *sh, struct lpt_tbuf *b, unsigned int i,
 		pop_frame(sh, b, tsc, cpu, busy);
 }
 
-/* Every case of an entry (lpt_graph_entry takes the common one first). */
-static notrace __attribute__((noinline)) void entry_slow(uintptr_t func,
-							uintptr_t *slot)
+/*
+ * Every case of an entry, from lpt_record; the trampolines (entry.S)
+ * do the common one themselves first, when lpt_graph_fast allows.
+ */
+notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 {
 	uintptr_t ret = (uintptr_t)lpt_graph_ret, orig = *slot;
 	struct lpt_shadow *sh;
@@ -282,63 +336,6 @@ out:
 }
 
 /*
- * The common entry, decided before any work and done without a call (so
- * with fewer registers to save: 5 of 6, and lpt_graph_exit 3 of 6): the
- * thread has its shadow stack and its buffer, the top frame is live
- * (top_live), this is no tail call, no depth limit or minimum duration
- * applies, and the event fits in the ring (lpt_emit_fast_ok).  Anything else, including a
- * busy thread, goes to entry_slow, which decides it from the start; the
- * fast path has changed nothing by then.  lpt_busy is set before the
- * tests, so a signal handler's traced calls cannot move sh->n or the
- * ring between the tests and the stores.
- */
-notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
-{
-	uintptr_t ret = (uintptr_t)lpt_graph_ret, orig = *slot;
-	struct lpt_shadow *sh;
-	struct lpt_tbuf *b;
-	struct lpt_frame *f;
-	unsigned int n;
-	uint64_t tsc;
-	uint32_t cpu;
-
-	if (!lpt_busy_take())
-		goto slow;
-	sh = lpt_shadow;
-	b = lpt_self;
-	if (__builtin_expect(!sh || !b || orig == ret || lpt_min_ticks ||
-			     lpt_max_depth, 0))
-		goto slow_unbusy;
-	n = sh->n;
-	if (__builtin_expect(n == LPT_SHADOW_MAX ||
-			     (n && !top_live(&sh->f[n - 1], slot, ret)) ||
-			     !lpt_emit_fast_ok(b), 0))
-		goto slow_unbusy;
-
-	tsc = lpt_tsc_cpu(&cpu);
-	f = &sh->f[n];
-	f->orig = orig;
-	f->slot = slot;
-	f->tsc = tsc;
-	f->func = func;
-	f->tail = 0;
-	f->restored = 0;
-	f->held = 0;
-	lpt_emit_fast(b, LPT_EV_ENTRY, tsc, cpu, func, orig, n);
-	sh->n = n + 1;
-	/* The frame is complete before the function can return through it. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*slot = ret;
-	lpt_busy_drop();
-	return;
-
-slow_unbusy:
-	lpt_busy_drop();
-slow:
-	entry_slow(func, slot);
-}
-
-/*
  * A return through lpt_graph_ret with no frame for its slot: the
  * original address is unknown, nothing sane is left to do.  Only
  * possible if the program rewrote a return address we hijacked.
@@ -354,12 +351,13 @@ static notrace void lpt_graph_lost(uintptr_t *slot)
 }
 
 /*
- * From lpt_graph_ret: the function whose return address was at @slot
- * returned.  Returns where it must really go.  Runs even when busy (a
- * signal handler may return through a frame while we are in the
- * recorder): then the frame is popped without recording.
+ * From lpt_graph_ret, in every case but the common one it takes itself
+ * (entry.S): the function whose return address was at @slot returned.
+ * Returns where it must really go.  Runs even when busy (a signal
+ * handler may return through a frame while we are in the recorder):
+ * then the frame is popped without recording.
  */
-static notrace __attribute__((noinline)) uintptr_t exit_slow(uintptr_t *slot)
+notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
 {
 	struct lpt_shadow *sh = lpt_shadow;
 	struct lpt_tbuf *b = NULL;
@@ -388,46 +386,6 @@ static notrace __attribute__((noinline)) uintptr_t exit_slow(uintptr_t *slot)
 	if (!busy)
 		lpt_busy_drop();
 	return orig;
-}
-
-/*
- * The common exit, as lpt_graph_entry's common entry: not busy, the
- * thread's buffer mapped, the top frame is this slot's (nothing jumped
- * over), not a tail call's, not held, and the event fits in the ring.
- * Else exit_slow decides every case from the start.
- */
-notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
-{
-	struct lpt_shadow *sh = lpt_shadow;
-	struct lpt_tbuf *b;
-	const struct lpt_frame *f;
-	uintptr_t orig;
-	unsigned int n;
-	uint64_t tsc;
-	uint32_t cpu;
-
-	if (!lpt_busy_take())
-		goto slow;
-	b = lpt_self;
-	if (__builtin_expect(!sh || !b || !sh->n, 0))
-		goto slow_unbusy;
-	n = sh->n - 1;
-	f = &sh->f[n];
-	if (__builtin_expect(f->slot != slot || f->tail || f->held ||
-			     !lpt_emit_fast_ok(b), 0))
-		goto slow_unbusy;
-
-	tsc = lpt_tsc_cpu(&cpu);
-	orig = f->orig;
-	sh->n = n;
-	lpt_emit_fast(b, LPT_EV_EXIT, tsc, cpu, f->func, f->tsc, n);
-	lpt_busy_drop();
-	return orig;
-
-slow_unbusy:
-	lpt_busy_drop();
-slow:
-	return exit_slow(slot);
 }
 
 /*

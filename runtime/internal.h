@@ -255,8 +255,12 @@ void lpt_writer_kick(void);
 int lpt_writer_nap(long ns);
 void lpt_drained(struct lpt_tbuf *b);
 
-/* graph.c: function-graph mode (entry and exit through the return). */
+/*
+ * graph.c: function-graph mode (entry and exit through the return).
+ * lpt_graph_fast: entry.S does the common entry and exit itself.
+ */
 extern int lpt_graph_on;
+extern uint8_t lpt_graph_fast;
 void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks);
 void lpt_graph_entry(uintptr_t func, uintptr_t *slot);
 uintptr_t lpt_graph_exit(uintptr_t *slot);

@@ -35,7 +35,7 @@ build/runtime/%.o: runtime/%.c $(RT_HDRS) runtime/runtime.mk
 
 build/runtime/record.o build/runtime/graph.o: RT_CFLAGS += -mgeneral-regs-only
 
-build/runtime/entry.o: runtime/entry.S runtime/runtime.mk
+build/runtime/entry.o: runtime/entry.S runtime/hotpath.h runtime/runtime.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -c $< -o $@
 

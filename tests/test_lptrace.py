@@ -125,6 +125,25 @@ def test_graph_mode_returns_right(graph_prog, tmp_path):
     assert before[-1] == "g_deep", names[:j][-8:]
 
 
+def test_graph_fast_path_matches_general(graph_prog, tmp_path):
+    """The trampolines' own common entry and exit (entry.S, taken
+    without filters) record what lpt_graph_entry/exit record for the
+    same calls: a depth filter deeper than the program goes (-D 4096)
+    turns the fast path off and must change nothing in the tree."""
+    trees = []
+    for opts in ((), ("-D", "4096")):
+        sub = tmp_path / ("general" if opts else "fast")
+        sub.mkdir()
+        proc, data = record(sub, graph_prog, "--graph", *opts)
+        m = re.search(r"^sum=(-?\d+) expect=(\d+)$", proc.stdout, re.M)
+        assert m and m.group(1) == m.group(2), describe(proc)
+        lines = graph_lines(data)
+        check_balanced(lines)
+        trees.append([(d, k, nm) for _, d, k, nm in lines])
+    assert len(trees[0]) > 50
+    assert trees[0] == trees[1]
+
+
 def test_graph_chrome_complete_events(graph_prog, tmp_path):
     _, data = record(tmp_path, graph_prog, "--graph")
     doc = json.loads(lptrace("dump", "--chrome", "-i", data).stdout)
