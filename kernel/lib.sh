@@ -141,8 +141,23 @@ goals_of() {
 }
 
 # build V TC KIND LOGNAME: make the goals, log to $res, print seconds.
+# /dev/null must be the device.  When something has replaced it with a
+# regular file (a tool renaming its output over "-o /dev/null", as root),
+# every "> /dev/null" writes into that file and Kbuild's compiler probes,
+# which compile /dev/null, fail at random: each build then picks other
+# flags and rebuilds the whole kernel (seen: incremental rounds of 6-10
+# minutes instead of 15 s).  Put the device back, and say so.
+check_devnull() {
+	[ -c /dev/null ] && return
+	# stderr: build() prints its seconds on stdout
+	say "warning: /dev/null was not a character device (a file renamed over it?); recreating it" >&2
+	rm -f /dev/null && mknod -m 666 /dev/null c 1 3 ||
+		die "/dev/null is not a device and cannot be recreated"
+}
+
 build() {
 	local v=$1 tc=$2 kind=$3 log=$res/$1-$2-$3.$4.log t0 t1
+	check_devnull
 	t0=$(now)
 	if ! make -C "$(src_of "$v" "$tc" "$kind")" O="$(bdir_of "$v" "$tc" "$kind")" \
 		-j"$jobs" $(margs_of "$tc") LINKPASS="$lp" $(goals_of "$v") >"$log" 2>&1; then

@@ -137,9 +137,23 @@ int out_open(struct outfile *o, const char *target)
 {
 	mode_t mask;
 
+	struct stat st;
+
 	o->target = xstrdup(target);
 	o->no_sync = !out_fsync;
 	o->gate = NULL;
+	o->direct = stat(target, &st) == 0 && !S_ISREG(st.st_mode) &&
+		    !S_ISDIR(st.st_mode);
+	if (o->direct) {
+		o->tmp = o->target;
+		o->fd = open(target, O_WRONLY | O_CLOEXEC);
+		if (o->fd >= 0)
+			return 0;
+		lp_error(target, "open", "%s", strerror(errno));
+		free(o->target);
+		o->tmp = o->target = NULL;
+		return -1;
+	}
 	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
 	sprintf(o->tmp, "%s.tmpXXXXXX", target);
 	o->fd = mkstemp(o->tmp);
@@ -167,6 +181,11 @@ int out_commit(struct outfile *o)
 	if (close(o->fd) < 0 && !ret)
 		ret = lp_error(o->target, o->tmp, "close: %s", strerror(errno));
 	o->fd = -1;
+	if (o->direct) {
+		free(o->target);
+		o->tmp = o->target = NULL;
+		return ret;
+	}
 	if (!ret && replace_target(o->tmp, o->target) < 0)
 		ret = lp_error(o->target, o->tmp, "cannot rename over the target: %s",
 			       strerror(errno));
@@ -184,8 +203,10 @@ void out_abort(struct outfile *o)
 		return;
 	if (o->fd >= 0)
 		close(o->fd);
-	unlink(o->tmp);
-	free(o->tmp);
+	if (!o->direct) {
+		unlink(o->tmp);
+		free(o->tmp);
+	}
 	free(o->target);
 	o->tmp = o->target = NULL;
 	o->fd = -1;

@@ -42,14 +42,22 @@ uint64_t now_ns(void);
  * An output file that appears complete or not at all: data goes to a
  * temp file in the target's directory; out_commit() renames it over the
  * target, out_abort() removes it.  A crash leaves at most a stray temp
- * file, never a partial or stale target.
+ * file, never a partial or stale target.  A device or pipe target is
+ * written directly (struct outfile, direct).
  */
 struct out_gate;
 
 struct outfile {
 	char *target;
-	char *tmp;
+	char *tmp;		/* NULL when closed; == target when direct */
 	int fd;
+	/*
+	 * The target is a device or a pipe (/dev/null, /dev/stdout): it
+	 * is written in place.  Renaming a file over it would replace the
+	 * device node itself (for root, /dev/null), and it holds no old
+	 * contents to keep.
+	 */
+	bool direct;
 	/* asked before the rename, or NULL (out_open() sets NULL) */
 	const struct out_gate *gate;
 	/*

@@ -2,7 +2,9 @@
 /*
  * file.c - the runtime's one way to write a file: into a temp file next
  * to the target, renamed over it once complete, so a failed or killed
- * write leaves the old file (or none), never a partial one.
+ * write leaves the old file (or none), never a partial one.  A device or
+ * a pipe (/dev/null, /dev/stdout) is written in place: renaming a file
+ * over it would replace the device node itself (for root, /dev/null).
  *
  * Mode: what open(path, O_CREAT, 0666) would give, i.e. 0666 & ~umask.
  * The umask is read from /proc/self/status: umask(2) can only be read by
@@ -23,10 +25,21 @@
 
 int lpt_file_open(struct lpt_file *o, const char *path)
 {
+	struct stat st;
 	long mask;
 	int fd, err;
 
 	o->path = path;
+	o->tmp = NULL;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode)) {
+		o->f = fopen(path, "w");
+		if (o->f)
+			return 0;
+		err = -errno;
+		lpt_msg("%s: %s", path, strerror(-err));
+		return err;
+	}
 	o->tmp = malloc(strlen(path) + sizeof(".XXXXXX"));
 	if (!o->tmp)
 		return -ENOMEM;
@@ -58,11 +71,12 @@ int lpt_file_commit(struct lpt_file *o, int err)
 		err = err ? err : -errno;
 	if (fclose(o->f) && !err)
 		err = -errno;
-	if (!err && rename(o->tmp, o->path))
+	if (!err && o->tmp && rename(o->tmp, o->path))
 		err = -errno;
 	if (err) {
 		lpt_msg("%s: %s", o->path, strerror(-err));
-		unlink(o->tmp);
+		if (o->tmp)
+			unlink(o->tmp);
 	}
 	free(o->tmp);
 	return err;

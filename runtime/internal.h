@@ -283,7 +283,7 @@ void lpt_stream_object(struct lpt_obj *o);
  */
 struct lpt_file {
 	FILE *f;
-	char *tmp;
+	char *tmp;		/* NULL: a device or pipe, written in place */
 	const char *path;
 };
 int lpt_file_open(struct lpt_file *o, const char *path);

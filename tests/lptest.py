@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -79,17 +80,30 @@ def require_tools(*tools):
 _ld_cache = {}
 
 
+def links_trivial_program(cmd):
+    """True when CMD (a compiler and its flags) compiles and links a
+    trivial C program.  The output goes to a temp directory, never to
+    /dev/null: a linker that writes a temp file and renames it into place
+    (lld does, once /dev/null is a regular file) replaces the device for
+    root, and then every `> /dev/null` writes into a file that the
+    kernel's compiler probes read as their empty input (seen: random full
+    kernel rebuilds, from flags whose probes failed)."""
+    with tempfile.TemporaryDirectory() as d:
+        proc = subprocess.run([*cmd, "-x", "c", "-", "-o",
+                               os.path.join(d, "a.out")],
+                              input="int main(void){return 0;}\n",
+                              capture_output=True, text=True)
+    links_trivial_program.stderr = proc.stderr
+    return proc.returncode == 0
+
+
 def compiler_can_use_ld(cc, ld):
     """True when `cc -fuse-ld=ld` links a trivial program on this machine."""
     key = (cc, ld)
     if key not in _ld_cache:
         ok = have(cc)
         if ok:
-            proc = subprocess.run(
-                [cc, f"-fuse-ld={ld}", "-x", "c", "-", "-o", os.devnull],
-                input="int main(void){return 0;}\n",
-                capture_output=True, text=True)
-            ok = proc.returncode == 0
+            ok = links_trivial_program([cc, f"-fuse-ld={ld}"])
         _ld_cache[key] = ok
     return _ld_cache[key]
 

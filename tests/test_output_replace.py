@@ -5,10 +5,11 @@
 # way the result must be what rename() gives: the target's name holds
 # the new file, other names of the old file keep the old bytes, a
 # symlink is replaced rather than followed, a directory is refused, and
-# no temp file stays behind.
+# no temp file stays behind.  A device or a pipe is written in place.
 
 import os
 import stat
+import threading
 
 import pytest
 
@@ -87,3 +88,31 @@ def test_directory_target_is_refused(linkpass, image, tmp_path):
     assert "cannot rename over the target" in lines[0], lines[0]
     assert out.is_dir() and (out / "inside").read_bytes() == b"keep"
     assert leftovers(tmp_path, "t.o") == []
+
+
+def test_device_is_written_in_place(linkpass, image, tmp_path):
+    """-o naming a device (here a private node like /dev/null): written
+    in place, not replaced by a file (for root, -o /dev/null used to
+    replace the system's /dev/null with the table)."""
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs root")
+    for fmt in ("elf", "asm"):
+        linkpass.run("scan", image, "-o", dev, f"--format={fmt}")
+        assert stat.S_ISCHR(os.lstat(dev).st_mode)
+    assert leftovers(tmp_path, "null") == []
+
+
+def test_pipe_gets_the_table(linkpass, image, tmp_path, fresh):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()),
+                              daemon=True)
+    reader.start()
+    linkpass.run("scan", image, "-o", fifo)
+    reader.join(timeout=60)
+    assert got == [fresh]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

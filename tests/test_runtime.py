@@ -19,7 +19,9 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -422,6 +424,41 @@ def test_env_filter_and_outputs(builder, tmp_path):
         sorted((e["func"], e["tid"]) for e in events)
 
 
+def private_null(path):
+    """A character device node like /dev/null at @path (root only), so
+    that a test of writing to a device cannot break the real one."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs root")
+    return path
+
+
+@pytest.mark.parametrize("builder", toolchains("gcc-pie"), indirect=True)
+def test_env_outputs_to_a_device_or_pipe(builder, tmp_path):
+    """LPTRACE_OUT naming a device is written in place: the node stays a
+    device (renaming a temp file over /dev/null would replace it, for
+    root); a pipe gets the text a file would."""
+    exe = builder.build("envonly")
+    dev = private_null(tmp_path / "null")
+    run([exe], env={"LPTRACE_FILTER": "alpha_*", "LPTRACE_OUT": dev})
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+    assert list(tmp_path.glob("null.*")) == []      # no temp file left
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()),
+                              daemon=True)
+    reader.start()
+    run([exe], env={"LPTRACE_FILTER": "alpha_*", "LPTRACE_OUT": fifo})
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    txt = tmp_path / "t.txt"
+    txt.write_text(got[0])
+    assert len(read_trace(txt)) == 2 * 2 * 100
+
+
 @pytest.mark.parametrize("builder", toolchains("gcc-pie"), indirect=True)
 def test_env_off_and_no_match(builder, tmp_path):
     exe = builder.build("envonly")
@@ -541,10 +578,7 @@ def test_stress_enable_disable_while_running(builder, tmp_path, sync):
 
 
 def tsan_works(cc):
-    proc = subprocess.run([cc, "-fsanitize=thread", "-x", "c", "-", "-o", os.devnull],
-                          input="int main(void){return 0;}\n",
-                          capture_output=True, text=True)
-    return proc.returncode == 0
+    return lptest.links_trivial_program([cc, "-fsanitize=thread"])
 
 
 @pytest.mark.parametrize("builder", toolchains("gcc-pie"), indirect=True)

@@ -26,7 +26,8 @@ import sys
 import pytest
 
 import lpfacts
-from lptest import REPO, compiler_can_use_ld, describe, require_tools, run
+from lptest import (REPO, compiler_can_use_ld, describe, links_trivial_program,
+                    require_tools, run)
 
 SAMPLES = REPO / "tests" / "samples"
 
@@ -123,13 +124,10 @@ def require_variant_tools(v):
     if v.lto == "0":
         return
     flag = "-flto=thin" if v.cc == "clang" and v.lto == "1" else "-flto"
-    proc = subprocess.run(
-        [v.cc, flag, f"-fuse-ld={v.ld}", "-x", "c", "-", "-o",
-         os.devnull], input="int main(void){return 0;}\n",
-        capture_output=True, text=True)
-    if proc.returncode != 0:
+    if not links_trivial_program([v.cc, flag, f"-fuse-ld={v.ld}"]):
         pytest.skip(f"{v.cc} {flag} -fuse-ld={v.ld} does not link here "
-                    f"(LTO plugin missing?): {proc.stderr.strip()[:200]}")
+                    "(LTO plugin missing?): "
+                    f"{links_trivial_program.stderr.strip()[:200]}")
 
 
 @pytest.fixture(scope="session")
