@@ -103,7 +103,7 @@ static int one(const char *dir, uint16_t machine, uint8_t cls, bool rela,
 	im.nsecs = 3;
 	im.ehdr.e_type = ET_EXEC;
 	snprintf(path, sizeof(path), "%s/%s.o", dir, name);
-	bad = table_write_elf(&im, sites, NSITES, &an, path) < 0 ||
+	bad = table_write_elf(&im, sites, NSITES, &an, path, NULL) < 0 ||
 	      check(path, &a);
 	printf("%s %s\n", name, bad ? "FAIL" : "ok");
 	return bad;
