@@ -128,6 +128,40 @@ mcount:
 	.cfi_adjust_cfa_offset -8
 	.endm
 
+/*
+ * The start of both fast paths: take the thread's recursion guard
+ * (lpt_busy; to \busy when it is already held, having changed nothing)
+ * and load the thread's shadow stack into %rsi and its buffer into
+ * %rdi (to \unbusy, guard held, when either is missing).  %r11 keeps
+ * the guard's address for the release.
+ */
+	.macro	LPT_FAST_THREAD busy, unbusy
+	movq	lpt_busy@gottpoff(%rip), %r11
+	cmpl	$0, %fs:(%r11)
+	jne	\busy
+	movl	$1, %fs:(%r11)
+	movq	lpt_shadow@gottpoff(%rip), %rsi
+	movq	%fs:(%rsi), %rsi		/* sh */
+	movq	lpt_self@gottpoff(%rip), %rdi
+	movq	%fs:(%rdi), %rdi		/* b */
+	testq	%rsi, %rsi
+	jz	\unbusy
+	testq	%rdi, %rdi
+	jz	\unbusy
+	.endm
+
+	/* The registers the fast entry saved, in reverse. */
+	.macro	LPT_POP_FAST
+	LPT_POP	%r10
+	LPT_POP	%r9
+	LPT_POP	%r8
+	LPT_POP	%rdi
+	LPT_POP	%rsi
+	LPT_POP	%rdx
+	LPT_POP	%rcx
+	LPT_POP	%rax
+	.endm
+
 	.macro	LPT_TRAMP name, len
 	.globl	\name
 	.hidden	\name
@@ -146,18 +180,7 @@ mcount:
 	LPT_PUSH %r9
 	LPT_PUSH %r10
 	/* 64(%rsp): site + len; 72(%rsp): the slot.  r11 is free. */
-	movq	lpt_busy@gottpoff(%rip), %r11
-	cmpl	$0, %fs:(%r11)
-	jne	.Lbusy\@
-	movl	$1, %fs:(%r11)
-	movq	lpt_shadow@gottpoff(%rip), %rsi
-	movq	%fs:(%rsi), %rsi		/* sh */
-	movq	lpt_self@gottpoff(%rip), %rdi
-	movq	%fs:(%rdi), %rdi		/* b */
-	testq	%rsi, %rsi
-	jz	.Lunbusy\@
-	testq	%rdi, %rdi
-	jz	.Lunbusy\@
+	LPT_FAST_THREAD .Lbusy\@, .Lunbusy\@
 	leaq	72(%rsp), %r9			/* slot */
 	movq	(%r9), %r8			/* orig */
 	leaq	lpt_graph_ret(%rip), %rax
@@ -206,27 +229,13 @@ mcount:
 	movq	lpt_busy@gottpoff(%rip), %r11
 	movl	$0, %fs:(%r11)
 	.cfi_remember_state
-	LPT_POP	%r10
-	LPT_POP	%r9
-	LPT_POP	%r8
-	LPT_POP	%rdi
-	LPT_POP	%rsi
-	LPT_POP	%rdx
-	LPT_POP	%rcx
-	LPT_POP	%rax
+	LPT_POP_FAST
 	ret
 	.cfi_restore_state
 .Lunbusy\@:
 	movl	$0, %fs:(%r11)
 .Lbusy\@:
-	LPT_POP	%r10
-	LPT_POP	%r9
-	LPT_POP	%r8
-	LPT_POP	%rdi
-	LPT_POP	%rsi
-	LPT_POP	%rdx
-	LPT_POP	%rcx
-	LPT_POP	%rax
+	LPT_POP_FAST
 .Lgeneral\@:
 	pushq	%rbp
 	.cfi_def_cfa_offset 16
@@ -296,18 +305,7 @@ lpt_graph_ret:
 	/* 16(%rsp): the slot */
 	cmpb	$0, lpt_graph_fast(%rip)
 	je	.Lret_general
-	movq	lpt_busy@gottpoff(%rip), %r11
-	cmpl	$0, %fs:(%r11)
-	jne	.Lret_general
-	movl	$1, %fs:(%r11)
-	movq	lpt_shadow@gottpoff(%rip), %rsi
-	movq	%fs:(%rsi), %rsi		/* sh */
-	movq	lpt_self@gottpoff(%rip), %rdi
-	movq	%fs:(%rdi), %rdi		/* b */
-	testq	%rsi, %rsi
-	jz	.Lret_unbusy
-	testq	%rdi, %rdi
-	jz	.Lret_unbusy
+	LPT_FAST_THREAD .Lret_general, .Lret_unbusy
 	movl	LPT_SHADOW_N(%rsi), %r8d
 	testl	%r8d, %r8d
 	jz	.Lret_unbusy

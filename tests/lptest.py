@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -232,6 +233,19 @@ def assemble(workdir, name, source, flags=()):
 
 # The returning mcount stubs every test program links (tests/mcount-stubs.S).
 STUBS_S = lpfacts.MCOUNT_STUBS_S
+
+
+def read_fifo_later(path, text=False):
+    """Start reading the FIFO at @path on a thread; returns the thread
+    and a list that receives what was read.  The thread is a daemon: if
+    nothing ever opens the FIFO for writing (the test fails), it does not
+    keep pytest from exiting."""
+    path = Path(path)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(
+        path.read_text() if text else path.read_bytes()), daemon=True)
+    reader.start()
+    return reader, got
 
 
 def small_image(workdir, source, name="img"):

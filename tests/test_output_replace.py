@@ -9,11 +9,10 @@
 
 import os
 import stat
-import threading
 
 import pytest
 
-from lptest import small_image
+from lptest import read_fifo_later, small_image
 
 SRC_C = """\
 __attribute__((noinline)) int f(int x) { return x + 1; }
@@ -108,10 +107,7 @@ def test_device_is_written_in_place(linkpass, image, tmp_path):
 def test_pipe_gets_the_table(linkpass, image, tmp_path, fresh):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()),
-                              daemon=True)
-    reader.start()
+    reader, got = read_fifo_later(fifo)
     linkpass.run("scan", image, "-o", fifo)
     reader.join(timeout=60)
     assert got == [fresh]

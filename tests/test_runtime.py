@@ -21,7 +21,6 @@ import re
 import shutil
 import stat
 import subprocess
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -447,10 +446,7 @@ def test_env_outputs_to_a_device_or_pipe(builder, tmp_path):
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_text()),
-                              daemon=True)
-    reader.start()
+    reader, got = lptest.read_fifo_later(fifo, text=True)
     run([exe], env={"LPTRACE_FILTER": "alpha_*", "LPTRACE_OUT": fifo})
     reader.join(timeout=60)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
