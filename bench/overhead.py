@@ -128,6 +128,16 @@ def xray_fdr(out, stub):
     return exe
 
 
+def overhead_ratio(ours, theirs, floor):
+    """Our overhead over the floor as a fraction of theirs, formatted.
+    A tiny run (the test's quick mode) can leave uftrace's CPU time equal
+    to the floor's at getrusage's resolution: no ratio then."""
+    base = statistics.median(theirs) - floor
+    if base <= 0:
+        return "n/a (uftrace's overhead not measurable in this run)"
+    return f"{(statistics.median(ours) - floor) / base:.2f}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--units", type=int, default=40)
@@ -341,12 +351,10 @@ def main():
         for name in ("graph-stream", "graph-stream-ref"):
             if name not in times:
                 continue
-            wall = ((statistics.median(times[name]) - floor) /
-                    (statistics.median(times["uftrace"]) - floor))
-            cpus = ((statistics.median(cpu_s[name]) - cfloor) /
-                    (statistics.median(cpu_s["uftrace"]) - cfloor))
-            lines.append(f"{name}: overhead over nopg {wall:.2f} of "
-                         f"uftrace's in wall time, {cpus:.2f} in CPU time")
+            wall = overhead_ratio(times[name], times["uftrace"], floor)
+            cpus = overhead_ratio(cpu_s[name], cpu_s["uftrace"], cfloor)
+            lines.append(f"{name}: overhead over nopg {wall} of "
+                         f"uftrace's in wall time, {cpus} in CPU time")
     text = "\n".join(lines)
     print(text)
     if args.markdown:

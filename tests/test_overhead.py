@@ -32,6 +32,25 @@ def test_overhead_quick(tmp_path):
                          rf"[0-9.]+× \| [0-9.]+ \| {size} \|$", table,
                          re.M), table
     assert "| nopg | " in proc.stdout
+    if "uftrace" in ways:
+        # a number, or "n/a" when the tiny run left uftrace's CPU time
+        # at the floor's (it divided by zero before)
+        assert re.search(r"^graph-stream: overhead over nopg "
+                         r"([0-9.-]+|n/a .*) of uftrace's in wall time, "
+                         r"([0-9.-]+|n/a .*) in CPU time$", table, re.M), table
+
+
+def test_overhead_ratio_without_a_measurable_uftrace():
+    """Our overhead as a fraction of uftrace's; no ratio (not a crash)
+    when uftrace's time is not above the floor's."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import overhead
+    finally:
+        sys.path.pop(0)
+    assert overhead.overhead_ratio([1.5, 1.2], [2.0], 1.0) == "0.35"
+    assert overhead.overhead_ratio([1.5], [1.0], 1.0).startswith("n/a")
+    assert overhead.overhead_ratio([1.5], [0.9], 1.0).startswith("n/a")
 
 
 def test_overhead_ways_and_reference(tmp_path):
