@@ -206,30 +206,45 @@ static enum ref_kind i386_reloc_ref(uint32_t type)
 	}
 }
 
-/* Is there a branch with a 32-bit displacement at @p, and where to? */
-static inline bool x86_branch_at(const uint8_t *code, uint64_t size,
-				 uint64_t p, uint64_t addr, uint64_t *target)
+_Static_assert((X86_OP_CALL | 1) == X86_OP_JMP,
+	       "e8 and e9 differ in the low bit only");
+_Static_assert(X86_OP2_JCC_FIRST == 0x80 && X86_OP2_JCC_LAST == 0x8f,
+	       "jcc rel32 is 0f 80 to 0f 8f");
+
+/*
+ * Is there a branch with a 32-bit displacement at @p whose destination
+ * @f wants?  Then its destination goes to *@target.  Called for every
+ * e8, e9 and 0f byte of the code searched, so it stores only on a hit
+ * and tests the range with one unsigned compare.
+ */
+static inline bool x86_wanted_branch_at(const uint8_t *code, uint64_t size,
+					uint64_t p, uint64_t addr,
+					const struct branch_filter *f,
+					uint64_t *target)
 {
-	unsigned int n;
+	unsigned int n = 1;
+	uint64_t t, b;
 	int32_t rel;
 
-	if (code[p] == X86_OP_CALL || code[p] == X86_OP_JMP)
-		n = 1;
-	else if (code[p] == X86_OP_TWOBYTE && p + 6 <= size &&
-		 code[p + 1] >= X86_OP2_JCC_FIRST &&
-		 code[p + 1] <= X86_OP2_JCC_LAST)
+	if (code[p] == X86_OP_TWOBYTE) {
+		if (p + 6 > size || (code[p + 1] & 0xf0) != X86_OP2_JCC_FIRST)
+			return false;
 		n = 2;
-	else
+	} else if ((code[p] | 1) != X86_OP_JMP) {
 		return false;
+	}
 	memcpy(&rel, code + p + n, sizeof(rel));
-	*target = addr + p + n + 4 + (uint64_t)(int64_t)rel;
+	t = addr + p + n + 4 + (uint64_t)(int64_t)rel;
+	if (t - f->lo > f->hi - f->lo)
+		return false;
+	b = (t - f->lo) >> f->shift;
+	if (f->bucket && !(f->bucket[b / 64] >> (b % 64) & 1))
+		return false;
+	*target = t;
 	return true;
 }
 
 #ifdef __SSE2__
-_Static_assert((X86_OP_CALL | 1) == X86_OP_JMP,
-	       "e8 and e9 differ in the low bit only");
-
 /* Bit k set: byte @b[k] is e8, e9 or 0f (k < 16). */
 static inline unsigned int x86_opcode_mask(const uint8_t *b)
 {
@@ -269,8 +284,8 @@ static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
 		    (uint64_t)x86_opcode_mask(code + p + 48) << 48;
 		for (; m; m &= m - 1) {
 			k = (unsigned int)__builtin_ctzll(m);
-			if (x86_branch_at(code, size, p + k, addr, target) &&
-			    branch_wanted(f, *target))
+			if (x86_wanted_branch_at(code, size, p + k, addr, f,
+						 target))
 				return p + k;
 		}
 	}
@@ -278,15 +293,14 @@ static uint64_t x86_next_branch(const uint8_t *code, uint64_t size,
 	for (; size >= 22 && p <= size - 22; p += 16) {
 		for (m = x86_opcode_mask(code + p); m; m &= m - 1) {
 			k = (unsigned int)__builtin_ctzll(m);
-			if (x86_branch_at(code, size, p + k, addr, target) &&
-			    branch_wanted(f, *target))
+			if (x86_wanted_branch_at(code, size, p + k, addr, f,
+						 target))
 				return p + k;
 		}
 	}
 #endif
 	for (; p + 5 <= size; p++)
-		if (x86_branch_at(code, size, p, addr, target) &&
-		    branch_wanted(f, *target))
+		if (x86_wanted_branch_at(code, size, p, addr, f, target))
 			return p;
 	return size;
 }
