@@ -18,7 +18,8 @@ die() { printf 'test-kernel: error: %s\n' "$*" >&2; exit 2; }
 # 1-4 ms on this VM, to post-link steps of a few milliseconds.
 stamp() { printf -v "$1" '%s' "${EPOCHREALTIME/,/.}"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (b - a) * 1000 }'; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
+sum() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a + b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 # median of the numbers given as arguments
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

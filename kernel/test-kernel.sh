@@ -149,7 +149,7 @@ run_pair() {
 	say "[$v $tc] full build:        stock ${full[stock]} s, ours ${full[lp]} s (ours/stock $(ratio "${full[lp]}" "${full[stock]}"))"
 	say "[$v $tc] incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
 	say "[$v $tc] vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
-	say "[$v $tc] post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$((pl_lp_scans + pl_lp_check))" "$pl_stock_ms")"
+	say "[$v $tc] post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$(sum "$pl_lp_scans" "$pl_lp_check")" "$pl_stock_ms")"
 	[ "$reuse" != 1 ] || say "[$v $tc] (LINKPASS_KERNEL_REUSE: 'full' times are of existing build dirs)"
 
 	local result=ok
