@@ -35,9 +35,7 @@ const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 	size_t at = 0;
 
 	/* a description never fails or reports: unreadable is "<no bytes>" */
-	if (!sec || (sec->sh.sh_flags & SHF_COMPRESSED) ||
-	    sec->sh.sh_type == SHT_NOBITS ||
-	    !(b = image_section_bytes(im, sec))) {
+	if (!sec || !(b = image_section_bytes_quiet(im, sec))) {
 		snprintf(buf, len, "<no bytes>");
 		return buf;
 	}

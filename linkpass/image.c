@@ -269,7 +269,9 @@ static int read_sections(struct image *im)
 	return check_overlaps(im);
 }
 
-const uint8_t *image_section_bytes(struct image *im, struct section *s)
+/* image_section_bytes(), reporting a failure only when @report. */
+static const uint8_t *section_bytes(struct image *im, struct section *s,
+				    bool report)
 {
 	static const uint8_t no_bytes[1];	/* what a size-0 section holds */
 	Elf_Data *d;
@@ -282,14 +284,16 @@ const uint8_t *image_section_bytes(struct image *im, struct section *s)
 		return s->bytes;
 	}
 	if (s->sh.sh_type == SHT_NOBITS) {
-		lp_error(im->path, s->name,
-			 "has no bytes in the file (SHT_NOBITS, size 0x%llx)",
-			 (unsigned long long)s->sh.sh_size);
+		if (report)
+			lp_error(im->path, s->name,
+				 "has no bytes in the file (SHT_NOBITS, size 0x%llx)",
+				 (unsigned long long)s->sh.sh_size);
 		return NULL;
 	}
 	if (s->sh.sh_flags & SHF_COMPRESSED) {
-		lp_error(im->path, s->name,
-			 "section is compressed (SHF_COMPRESSED); linkpass needs it uncompressed");
+		if (report)
+			lp_error(im->path, s->name,
+				 "section is compressed (SHF_COMPRESSED); linkpass needs it uncompressed");
 		return NULL;
 	}
 	/*
@@ -298,12 +302,24 @@ const uint8_t *image_section_bytes(struct image *im, struct section *s)
 	 */
 	d = elf_rawdata(s->scn, NULL);
 	if (!d || !d->d_buf || d->d_size != s->sh.sh_size) {
-		lp_elf_error(im->path, s->name, "cannot read section data");
+		if (report)
+			lp_elf_error(im->path, s->name,
+				     "cannot read section data");
 		return NULL;
 	}
 	s->bytes = d->d_buf;
 	s->loaded = true;
 	return s->bytes;
+}
+
+const uint8_t *image_section_bytes(struct image *im, struct section *s)
+{
+	return section_bytes(im, s, true);
+}
+
+const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s)
+{
+	return section_bytes(im, s, false);
 }
 
 /* "<symtab> entry <i>", the place of a bad symbol in messages. */

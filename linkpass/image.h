@@ -185,6 +185,8 @@ int image_ehdr_addr(struct image *im, uint64_t *addr);
  * a caller returns -1 on NULL without a message of its own.
  */
 const uint8_t *image_section_bytes(struct image *im, struct section *s);
+/* The same, with no message on NULL: for what only describes an image. */
+const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 
 struct section *image_find_section(struct image *im, const char *name);
 /* The allocated section whose address range holds @addr, or NULL. */
