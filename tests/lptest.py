@@ -222,6 +222,19 @@ def compile_src(workdir, name, source, cc="gcc", flags=(), obj=None):
     return obj
 
 
+def build_linkpass_harness(workdir, harness, opt="-O1"):
+    """Link the C test driver tests/<harness> with linkpass's own sources
+    (all but main.c); returns the executable, workdir/<its stem>."""
+    require_tools("gcc")
+    srcs = sorted(str(p) for p in (REPO / "linkpass").glob("*.c")
+                  if p.name != "main.c")
+    exe = Path(workdir) / Path(harness).stem
+    run(["gcc", opt, "-std=gnu11", "-D_GNU_SOURCE",
+         f"-I{REPO / 'include'}", f"-I{REPO / 'linkpass'}", "-o", exe,
+         str(REPO / "tests" / harness), *srcs, "-lelf", "-lz", "-lpthread"])
+    return exe
+
+
 def assemble(workdir, name, source, flags=()):
     """Assemble source with `as`; returns the object's path."""
     require_tools("as")

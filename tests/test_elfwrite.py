@@ -7,18 +7,11 @@
 # tests/elfwrite/layouts.c drives table_write_elf() in all four layouts
 # and reads each object back with linkpass's reader.
 
-from lptest import REPO, require_tools, run
+from lptest import build_linkpass_harness, run
 
 
 def test_table_object_in_every_layout(tmp_path):
-    require_tools("gcc")
-    srcs = sorted(str(p) for p in (REPO / "linkpass").glob("*.c")
-                  if p.name != "main.c")
-    exe = tmp_path / "layouts"
-    run(["gcc", "-O1", "-std=gnu11", "-D_GNU_SOURCE",
-         f"-I{REPO / 'include'}", f"-I{REPO / 'linkpass'}", "-o", exe,
-         str(REPO / "tests" / "elfwrite" / "layouts.c"), *srcs,
-         "-lelf", "-lz", "-lpthread"])
+    exe = build_linkpass_harness(tmp_path, "elfwrite/layouts.c")
     proc = run([exe, tmp_path], check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.split("\n")[:4] == [

@@ -5,19 +5,12 @@
 
 import pytest
 
-from lptest import REPO, require_tools, run
+from lptest import build_linkpass_harness, run
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_next_branch_matches_byte_by_byte(tmp_path, seed):
-    require_tools("gcc")
-    srcs = sorted(str(p) for p in (REPO / "linkpass").glob("*.c")
-                  if p.name != "main.c")
-    exe = tmp_path / "next_branch"
-    run(["gcc", "-O2", "-std=gnu11", "-D_GNU_SOURCE",
-         f"-I{REPO / 'include'}", f"-I{REPO / 'linkpass'}", "-o", exe,
-         str(REPO / "tests" / "arch" / "next_branch.c"), *srcs,
-         "-lelf", "-lz", "-lpthread"])
+    exe = build_linkpass_harness(tmp_path, "arch/next_branch.c", opt="-O2")
     proc = run([exe, str(seed)], check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("ok "), proc.stdout
