@@ -214,8 +214,7 @@ _Static_assert(X86_OP2_JCC_FIRST == 0x80 && X86_OP2_JCC_LAST == 0x8f,
 /*
  * Is there a branch with a 32-bit displacement at @p whose destination
  * @f wants?  Then its destination goes to *@target.  Called for every
- * e8, e9 and 0f byte of the code searched, so it stores only on a hit
- * and tests the range with one unsigned compare.
+ * e8, e9 and 0f byte of the code searched, so it stores only on a hit.
  */
 static inline bool x86_wanted_branch_at(const uint8_t *code, uint64_t size,
 					uint64_t p, uint64_t addr,
@@ -223,7 +222,7 @@ static inline bool x86_wanted_branch_at(const uint8_t *code, uint64_t size,
 					uint64_t *target)
 {
 	unsigned int n = 1;
-	uint64_t t, b;
+	uint64_t t;
 	int32_t rel;
 
 	if (code[p] == X86_OP_TWOBYTE) {
@@ -235,10 +234,7 @@ static inline bool x86_wanted_branch_at(const uint8_t *code, uint64_t size,
 	}
 	memcpy(&rel, code + p + n, sizeof(rel));
 	t = addr + p + n + 4 + (uint64_t)(int64_t)rel;
-	if (t - f->lo > f->hi - f->lo)
-		return false;
-	b = (t - f->lo) >> f->shift;
-	if (f->bucket && !(f->bucket[b / 64] >> (b % 64) & 1))
+	if (!branch_wanted(f, t))
 		return false;
 	*target = t;
 	return true;

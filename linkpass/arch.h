@@ -41,16 +41,17 @@ enum ref_kind {
  * @bucket, or every one in [lo, hi] when @bucket is NULL.
  */
 struct branch_filter {
-	uint64_t lo, hi;
+	uint64_t lo, hi;		/* lo <= hi */
 	const uint64_t *bucket;
 	unsigned int shift;
 };
 
+/* Called for every branch the search finds: [lo, hi] is one compare. */
 static inline bool branch_wanted(const struct branch_filter *f, uint64_t t)
 {
 	uint64_t b;
 
-	if (t < f->lo || t > f->hi)
+	if (t - f->lo > f->hi - f->lo)
 		return false;
 	b = (t - f->lo) >> f->shift;
 	return !f->bucket || (f->bucket[b / 64] >> (b % 64) & 1);
