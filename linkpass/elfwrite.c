@@ -185,6 +185,24 @@ size_t elfw_add_section(struct elfw *w, const char *name,
 	return w->nsecs++;
 }
 
+size_t elfw_add_filled_section(struct elfw *w, const char *name,
+			       const GElf_Shdr *tmpl, size_t n, size_t align,
+			       elfw_fill_fn *fill, void *ctx)
+{
+	size_t idx;
+
+	if (w->elf || !tmpl->sh_entsize) {
+		lp_error(w->path, name, "a filled section needs a new object "
+			 "and an entry size");
+		return 0;
+	}
+	idx = elfw_add_section(w, name, tmpl, NULL, n * tmpl->sh_entsize,
+			       align);
+	w->secs[idx].fill = fill;
+	w->secs[idx].ctx = ctx;
+	return idx;
+}
+
 GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx)
 {
 	return &w->secs[idx].sh;
@@ -294,10 +312,40 @@ static int write_iov(int fd, struct iovec *iov, int n, const char *path)
 }
 
 /*
- * A new object: the name table last, laid out, then written with one
- * writev() straight from the sections' own buffers (no staging copy):
- * the header, each section after its alignment padding, the section
- * headers.
+ * A filled section's bytes, a piece at a time: each piece is made in one
+ * small buffer that stays in cache and is written from there.  Holding
+ * a kernel-sized table whole instead cost a page fault per 4 KiB and
+ * the copy out of memory the fill had just left.
+ */
+#define FILL_PIECE ((size_t)128 << 10)
+
+static int write_filled(struct elfw *w, const struct elfw_sec *s,
+			uint8_t **piece)
+{
+	size_t es = s->sh.sh_entsize, per = FILL_PIECE / es;
+	size_t n = s->sh.sh_size / es, i, k;
+	struct iovec iov;
+
+	if (!per)
+		per = 1;
+	if (!*piece)
+		*piece = xmalloc(per * es);
+	for (i = 0; i < n; i += k) {
+		k = n - i < per ? n - i : per;
+		s->fill(s->ctx, i, k, *piece);
+		iov = (struct iovec){ *piece, k * es };
+		if (write_iov(w->of.fd, &iov, 1, w->path) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A new object: the name table last, laid out, then written in file
+ * order with writev() straight from the sections' own buffers (no
+ * staging copy): the header, each section after its alignment padding,
+ * the section headers.  A filled section ends the run of buffers
+ * gathered so far and is written piece by piece.
  */
 static int commit_new(struct elfw *w)
 {
@@ -307,7 +355,7 @@ static int commit_new(struct elfw *w)
 	size_t shentsize = is64(w) ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	uint64_t shoff, at;
 	struct iovec *iov;
-	uint8_t *head, *shdrs;
+	uint8_t *head, *shdrs, *piece = NULL;
 	size_t i;
 	int n = 0, ret = 0;
 
@@ -321,26 +369,36 @@ static int commit_new(struct elfw *w)
 	put_ehdr(w, head, shoff);
 	iov[n++] = (struct iovec){ head, ehsize };
 	at = ehsize;
-	for (i = 0; i < w->nsecs; i++) {
-		const GElf_Shdr *s = &w->secs[i].sh;
+	for (i = 0; i < w->nsecs && !ret; i++) {
+		const struct elfw_sec *s = &w->secs[i];
 
-		put_shdr(w, shdrs + i * shentsize, s);
-		if (!i || !s->sh_size)
+		put_shdr(w, shdrs + i * shentsize, &s->sh);
+		if (!i || !s->sh.sh_size)
 			continue;
 		/* padding: alignments of a new object are at most 8 */
-		if (s->sh_offset - at > sizeof(zeros))
+		if (s->sh.sh_offset - at > sizeof(zeros))
 			ret = lp_error(w->path, "layout", "alignment %llu too large",
-				       (unsigned long long)s->sh_addralign);
-		else if (s->sh_offset > at)
-			iov[n++] = (struct iovec){ (void *)zeros, s->sh_offset - at };
-		iov[n++] = (struct iovec){ (void *)w->secs[i].buf, s->sh_size };
-		at = s->sh_offset + s->sh_size;
+				       (unsigned long long)s->sh.sh_addralign);
+		else if (s->sh.sh_offset > at)
+			iov[n++] = (struct iovec){ (void *)zeros,
+						   s->sh.sh_offset - at };
+		at = s->sh.sh_offset + s->sh.sh_size;
+		if (!s->fill) {
+			iov[n++] = (struct iovec){ (void *)s->buf, s->sh.sh_size };
+			continue;
+		}
+		if (!ret)
+			ret = write_iov(w->of.fd, iov, n, w->path);
+		n = 0;
+		if (!ret)
+			ret = write_filled(w, s, &piece);
 	}
 	if (shoff > at)
 		iov[n++] = (struct iovec){ (void *)zeros, shoff - at };
 	iov[n++] = (struct iovec){ shdrs, w->nsecs * shentsize };
 	if (!ret)
 		ret = write_iov(w->of.fd, iov, n, w->path);
+	free(piece);
 	free(iov);
 	free(shdrs);
 	free(head);
@@ -453,10 +511,8 @@ size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 	return idx;
 }
 
-int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
-		    const char *path)
+int addr_widths_ok(const struct arch *arch, const char *path)
 {
-	memset(t, 0, sizeof(*t));
 	if (arch->addr_size != 4 && arch->addr_size != 8)
 		return lp_error(path, "table", "cannot write %u-byte entries (%s)",
 				arch->addr_size, arch->name);
@@ -464,6 +520,15 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 		return lp_error(path, "table",
 				"cannot write %u-byte entries in an ELF class %u object (%s)",
 				arch->addr_size, arch->elfclass, arch->name);
+	return 0;
+}
+
+int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
+		    const char *path)
+{
+	memset(t, 0, sizeof(*t));
+	if (addr_widths_ok(arch, path) < 0)
+		return -1;
 	t->layout = reloc_layout_pick(arch->elfclass, arch->rela);
 	t->width = arch->addr_size;
 	t->type = arch->abs_reloc;

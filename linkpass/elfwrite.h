@@ -6,8 +6,9 @@
  *
  *   elfw_new()      a fresh relocatable object; elfw lays it out itself
  *                   (each section at its alignment, the section headers
- *                   last, as libelf would) in one buffer sized first, and
- *                   writes it with one write();
+ *                   last, as libelf would) and writes it in order, from
+ *                   the sections' own buffers or, for a filled section,
+ *                   from pieces made as they are written;
  *   elfw_rewrite()  a copy of an existing object with sections appended
  *                   through libelf, which lays the copy out again.
  *
@@ -38,9 +39,17 @@ struct strbuf {
 size_t strbuf_add(struct strbuf *b, const char *s);
 void strbuf_free(struct strbuf *b);
 
+/*
+ * Make entries [@first, @first + @n) of a filled section at @out
+ * (@n times its sh_entsize bytes).
+ */
+typedef void elfw_fill_fn(void *ctx, size_t first, size_t n, void *out);
+
 struct elfw_sec {
 	GElf_Shdr sh;
 	const void *buf;	/* not owned */
+	elfw_fill_fn *fill;	/* non-NULL: a filled section (no buf) */
+	void *ctx;
 };
 
 struct elfw {
@@ -71,6 +80,16 @@ int elfw_rewrite(struct elfw *w, struct image *im);
 size_t elfw_add_section(struct elfw *w, const char *name,
 			const GElf_Shdr *tmpl, const void *buf, size_t size,
 			size_t align);
+/*
+ * A section of a new object (elfw_new()) of @n entries of
+ * @tmpl->sh_entsize bytes, made by @fill(@ctx, ...) piece by piece
+ * while the object is written: the whole section is never held in
+ * memory.  @fill runs during elfw_commit(); what it reads must stay
+ * valid until then.  Returns its index, or 0 on error.
+ */
+size_t elfw_add_filled_section(struct elfw *w, const char *name,
+			       const GElf_Shdr *tmpl, size_t n, size_t align,
+			       elfw_fill_fn *fill, void *ctx);
 /* The header of section @idx of a new object, to set links later. */
 GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx);
 int elfw_commit(struct elfw *w);
@@ -110,38 +129,60 @@ struct addr_table {
 };
 
 /* Fails, naming @path, for a layout or width it cannot write. */
+int addr_widths_ok(const struct arch *arch, const char *path);
+/* The same check, then the table's two buffers. */
 int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 		    const char *path);
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend);
 
 /*
+ * The two halves of entry @i of an address table, stored in slot @at of
+ * a buffer (@at == @i for a whole table, @i - first for a piece of one):
+ * its relocation, at offset @i * @width of the table...
+ */
+static inline __attribute__((always_inline)) void
+addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
+	       void *relocs, size_t at, size_t i, uint64_t sym, int64_t addend)
+{
+	struct reloc r = {
+		.offset = i * width,
+		.sym = sym,
+		.type = type,
+		.addend = addend,
+	};
+
+	reloc_put(l, relocs, at, &r);
+}
+
+/* ...and its bytes: zero for Rela, the addend itself for Rel. */
+static inline __attribute__((always_inline)) void
+addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
+	       size_t at, int64_t addend)
+{
+	if (l == RELA64 || l == RELA32)
+		return;
+	if (width == 8) {
+		memcpy(bytes + at * 8, &addend, 8);
+	} else {
+		int32_t v = (int32_t)addend;
+
+		memcpy(bytes + at * 4, &v, 4);
+	}
+}
+
+/*
  * The same with the layout a constant, for loops that choose the
- * layout once (see table_write.c); addr_table_put() switches per call.
+ * layout once; addr_table_put() switches per call.
  */
 static inline __attribute__((always_inline)) void
 addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
 		 uint64_t sym, int64_t addend)
 {
-	struct reloc r = {
-		.offset = i * t->width,
-		.sym = sym,
-		.type = t->type,
-		.addend = addend,
-	};
-
-	reloc_put(l, t->relocs, i, &r);
-	if (l == RELA64 || l == RELA32)
-		return;
-	/* Rel: the addend is the entry's own value */
-	if (t->width == 8) {
-		memcpy(t->bytes + r.offset, &addend, 8);
-	} else {
-		int32_t v = (int32_t)addend;
-
-		memcpy(t->bytes + r.offset, &v, 4);
-	}
+	addr_reloc_put(l, t->width, t->type, t->relocs, i, i, sym, addend);
+	addr_value_put(l, t->width, t->bytes, i, addend);
 }
+
 void addr_table_free(struct addr_table *t);
 
 #endif

@@ -61,56 +61,102 @@ static void build_symbols(const struct anchors *a, struct elfw_syms *syms,
 			     anchor_ref_vis(a->list[i]), SHN_UNDEF);
 }
 
+/*
+ * What the table's two filled sections are made from: entry i is
+ * anchor + (site i - anchor), the anchor's symbol looked up once per
+ * section in sym_of.
+ */
+struct table_fill {
+	const struct site *sites;
+	const struct anchors *a;
+	uint32_t *sym_of;	/* by section: the anchor's symbol */
+	enum reloc_layout layout;
+	unsigned int width;
+	uint32_t type;
+};
+
+static inline __attribute__((always_inline)) int64_t
+entry_addend(const struct table_fill *f, size_t i)
+{
+	const struct site *s = &f->sites[i];
+
+	return (int64_t)(s->addr - f->a->by_shndx[s->shndx]->value);
+}
+
 /* One loop per relocation layout, the layout a constant in each. */
 static inline __attribute__((always_inline)) void
-fill(enum reloc_layout l, struct addr_table *t, const struct site *sites,
-     size_t n, const struct anchors *a, const uint32_t *sym_of)
+fill_relocs_l(enum reloc_layout l, const struct table_fill *f, size_t first,
+	      size_t n, void *out)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct symbol *anc = a->by_shndx[sites[i].shndx];
+	for (i = first; i < first + n; i++)
+		addr_reloc_put(l, f->width, f->type, out, i - first, i,
+			       f->sym_of[f->sites[i].shndx],
+			       entry_addend(f, i));
+}
 
-		addr_table_put_l(l, t, i, sym_of[sites[i].shndx],
-				 (int64_t)(sites[i].addr - anc->value));
+/* .rela__mcount_loc (or .rel): one absolute relocation per entry. */
+static void fill_relocs(void *ctx, size_t first, size_t n, void *out)
+{
+	const struct table_fill *f = ctx;
+
+	switch (f->layout) {
+	case RELA64:
+		fill_relocs_l(RELA64, f, first, n, out);
+		break;
+	case REL64:
+		fill_relocs_l(REL64, f, first, n, out);
+		break;
+	case RELA32:
+		fill_relocs_l(RELA32, f, first, n, out);
+		break;
+	case REL32:
+		fill_relocs_l(REL32, f, first, n, out);
+		break;
 	}
+}
+
+/* __mcount_loc: zeros (Rela), or each entry's addend (Rel). */
+static void fill_entries(void *ctx, size_t first, size_t n, void *out)
+{
+	const struct table_fill *f = ctx;
+	size_t i;
+
+	if (reloc_has_addend(f->layout)) {
+		memset(out, 0, n * f->width);
+		return;
+	}
+	for (i = first; i < first + n; i++)
+		addr_value_put(f->layout, f->width, out, i - first,
+			       entry_addend(f, i));
 }
 
 /*
- * Entries: anchor + (site - anchor).  Anchors are numbered in
- * a->list order; a section's anchor index is looked up once.
+ * Anchors are numbered in a->list order: a section's anchor symbol is
+ * looked up once.
  */
-static void build_entries(const struct image *im, const struct site *sites,
-			  size_t n, const struct anchors *a,
-			  struct addr_table *t)
+static void fill_init(struct table_fill *f, const struct image *im,
+		      const struct site *sites, const struct anchors *a)
 {
-	uint32_t *sym_of = xcalloc(im->nsecs, sizeof(*sym_of));
+	const struct arch *arch = im->arch;
 	size_t i, j;
 
+	f->sites = sites;
+	f->a = a;
+	f->sym_of = xcalloc(im->nsecs, sizeof(*f->sym_of));
 	for (i = 0; i < im->nsecs; i++)
 		for (j = 0; a->by_shndx[i] && j < a->n; j++)
 			if (a->list[j] == a->by_shndx[i])
-				sym_of[i] = (uint32_t)(FIRST_ANCHOR_SYM + j);
-	switch (t->layout) {
-	case RELA64:
-		fill(RELA64, t, sites, n, a, sym_of);
-		break;
-	case REL64:
-		fill(REL64, t, sites, n, a, sym_of);
-		break;
-	case RELA32:
-		fill(RELA32, t, sites, n, a, sym_of);
-		break;
-	case REL32:
-		fill(REL32, t, sites, n, a, sym_of);
-		break;
-	}
-	free(sym_of);
+				f->sym_of[i] = (uint32_t)(FIRST_ANCHOR_SYM + j);
+	f->layout = reloc_layout_pick(arch->elfclass, arch->rela);
+	f->width = arch->addr_size;
+	f->type = arch->abs_reloc;
 }
 
 /* The six sections, in the order of the layout above. */
-static int add_sections(struct elfw *w, const struct image *im,
-			const struct addr_table *t, struct elfw_syms *syms)
+static int add_sections(struct elfw *w, const struct image *im, size_t n,
+			struct table_fill *f, struct elfw_syms *syms)
 {
 	const struct arch *arch = im->arch;
 	GElf_Shdr table = {
@@ -123,17 +169,17 @@ static int add_sections(struct elfw *w, const struct image *im,
 		.sh_type = arch->rela ? SHT_RELA : SHT_REL,
 		.sh_flags = SHF_INFO_LINK,
 		.sh_info = SEC_TABLE,
-		.sh_entsize = reloc_entsize(t->layout),
+		.sh_entsize = reloc_entsize(f->layout),
 	};
 	GElf_Shdr note = { .sh_type = SHT_PROGBITS };
 	size_t reli, symi;
 
-	if (!elfw_add_section(w, MCOUNT_SECTION, &table, t->bytes,
-			      t->bytes_size, arch->addr_size))
+	if (!elfw_add_filled_section(w, MCOUNT_SECTION, &table, n,
+				     arch->addr_size, fill_entries, f))
 		return -1;
-	reli = elfw_add_section(w, arch->rela ? ".rela" MCOUNT_SECTION :
-				".rel" MCOUNT_SECTION, &rel, t->relocs,
-				t->relocs_size, arch->addr_size);
+	reli = elfw_add_filled_section(w, arch->rela ? ".rela" MCOUNT_SECTION :
+				       ".rel" MCOUNT_SECTION, &rel, n,
+				       arch->addr_size, fill_relocs, f);
 	symi = elfw_add_symtab(w, syms, FIRST_ANCHOR_SYM);
 	if (!reli || !symi ||
 	    !elfw_add_section(w, ".note.GNU-stack", &note, NULL, 0, 1))
@@ -142,18 +188,22 @@ static int add_sections(struct elfw *w, const struct image *im,
 	return 0;
 }
 
+/*
+ * The entries are made while the object is written (filled sections):
+ * a kernel-sized table is never held whole in memory.
+ */
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out,
 		    const struct out_gate *gate)
 {
+	struct table_fill f;
 	struct elfw_syms syms;
-	struct addr_table t;
 	struct elfw w;
 	int ret = -1;
 
-	if (addr_table_init(&t, im->arch, n, out) < 0)
+	if (addr_widths_ok(im->arch, out) < 0)
 		return -1;
-	build_entries(im, sites, n, a, &t);
+	fill_init(&f, im, sites, a);
 	build_symbols(a, &syms, im->arch->elfclass);
 	/* GNU ld honours SHF_GNU_RETAIN only in ELFOSABI_GNU objects */
 	if (elfw_new(&w, out, im->arch, ELFOSABI_GNU) < 0)
@@ -161,14 +211,14 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	/* riscv ld refuses to mix float ABIs: take the image's */
 	w.e_flags = im->ehdr.e_flags;
 	w.of.gate = gate;
-	if (add_sections(&w, im, &t, &syms) < 0) {
+	if (add_sections(&w, im, n, &f, &syms) < 0) {
 		elfw_abort(&w);
 		goto out_free_syms;
 	}
 	ret = elfw_commit(&w);
 out_free_syms:
 	elfw_syms_free(&syms);
-	addr_table_free(&t);
+	free(f.sym_of);
 	return ret;
 }
 

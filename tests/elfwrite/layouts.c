@@ -5,8 +5,11 @@
  * are made by flipping the rela flag of a copy of their arch entry.
  * Each table object written is read back with linkpass's own reader and
  * each entry checked: offset, symbol, type and value (the addend, or
- * for Rel the entry's bytes).  Prints one line per layout; exit 1 on
- * any difference.
+ * for Rel the entry's bytes).  Each layout is written twice: with four
+ * sites, and with BIG_N sites, more than one piece of every filled
+ * section (elfwrite.c writes them FILL_PIECE bytes at a time), so that
+ * entries either side of each piece boundary are checked too.  Prints
+ * one line per layout; exit 1 on any difference.
  *
  *   layouts OUTDIR
  */
@@ -25,13 +28,18 @@ static const struct symbol anchors_v[] = {
 	{ .name = "anchor_a", .value = 0x1000, .shndx = 1, .bind = STB_GLOBAL },
 	{ .name = "anchor_b", .value = 0x5000, .shndx = 2, .bind = STB_GLOBAL },
 };
-static const struct site sites[] = {
+static const struct site few[] = {
 	{ .addr = 0x1010, .shndx = 1 },
 	{ .addr = 0x1040, .shndx = 1 },
 	{ .addr = 0x0ff0, .shndx = 1 },	/* before its anchor */
 	{ .addr = 0x5008, .shndx = 2 },
 };
-#define NSITES (sizeof(sites) / sizeof(sites[0]))
+
+/* 4-byte entries of 128 KiB pieces: 32,768 a piece; this is more */
+#define BIG_N 40003
+
+static const struct site *sites;
+static size_t NSITES;
 
 static int check(const char *path, const struct arch *a)
 {
@@ -109,8 +117,30 @@ static int one(const char *dir, uint16_t machine, uint8_t cls, bool rela,
 	return bad;
 }
 
+/* Every layout with the sites @v[0..@n). */
+static int all(const char *dir, const struct site *v, size_t n,
+	       const char *suffix)
+{
+	char name[64];
+	int bad = 0;
+
+	sites = v;
+	NSITES = n;
+	snprintf(name, sizeof(name), "rela64%s", suffix);
+	bad |= one(dir, EM_X86_64, ELFCLASS64, true, name);
+	snprintf(name, sizeof(name), "rel64%s", suffix);
+	bad |= one(dir, EM_X86_64, ELFCLASS64, false, name);
+	snprintf(name, sizeof(name), "rela32%s", suffix);
+	bad |= one(dir, EM_386, ELFCLASS32, true, name);
+	snprintf(name, sizeof(name), "rel32%s", suffix);
+	bad |= one(dir, EM_386, ELFCLASS32, false, name);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	struct site *big;
+	size_t i;
 	int bad = 0;
 
 	if (argc != 2) {
@@ -118,9 +148,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	elf_version(EV_CURRENT);
-	bad |= one(argv[1], EM_X86_64, ELFCLASS64, true, "rela64");
-	bad |= one(argv[1], EM_X86_64, ELFCLASS64, false, "rel64");
-	bad |= one(argv[1], EM_386, ELFCLASS32, true, "rela32");
-	bad |= one(argv[1], EM_386, ELFCLASS32, false, "rel32");
+	bad |= all(argv[1], few, sizeof(few) / sizeof(few[0]), "");
+	/* both sections, each site at its own address, some before the
+	 * anchor */
+	big = calloc(BIG_N, sizeof(*big));
+	if (!big)
+		return 2;
+	for (i = 0; i < BIG_N; i++) {
+		big[i].shndx = 1 + i % 2;
+		big[i].addr = anchors_v[i % 2].value - 0x100 + 4 * i;
+	}
+	bad |= all(argv[1], big, BIG_N, "-big");
+	free(big);
 	return bad;
 }
