@@ -12,9 +12,12 @@
  *   elfw_rewrite()  a copy of an existing object with sections appended
  *                   through libelf, which lays the copy out again.
  *
- * Then elfw_add_section() for each new section and elfw_commit() (or
- * elfw_abort()).  The table both paths write, an array of addresses
- * with one relocation each, is built by struct addr_table.
+ * Then elfw_add_section() (or, new objects only, elfw_add_filled_section())
+ * for each new section and elfw_commit() (or elfw_abort()).  The table
+ * both paths write is an array of addresses with one relocation each:
+ * addr_reloc_put() and addr_value_put() encode an entry, struct
+ * addr_table holds a whole table (linkpass obj), table_write.c fills
+ * the image's table piece by piece.
  */
 #ifndef LINKPASS_ELFWRITE_H
 #define LINKPASS_ELFWRITE_H
