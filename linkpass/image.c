@@ -513,6 +513,7 @@ int image_open_lazy(struct image *im, const char *path,
 				S_ISDIR(st.st_mode) ? "a directory" :
 				"a special file");
 	im->file_size = (uint64_t)st.st_size;
+	heap_for_input(im->file_size);
 	if (check_ident(im) < 0)
 		return -1;
 	im->elf = elf_begin(im->fd, IMAGE_ELF_CMD, NULL);

@@ -30,6 +30,11 @@ int lp_error(const char *file, const char *place, const char *fmt, ...)
 /* Same, for libelf failures: appends elf_errmsg(-1). */
 int lp_elf_error(const char *file, const char *place, const char *what);
 
+/*
+ * Set the heap up for an input of @bytes (once per process; a no-op for
+ * small inputs): see util.c.
+ */
+void heap_for_input(uint64_t bytes);
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
