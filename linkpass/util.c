@@ -82,10 +82,10 @@ static void *huge_hint(void *p, size_t size)
  * size of that heap is reserved up front and marked for transparent
  * huge pages before any of it is touched.  Freed blocks are then reused
  * without a new fault, and a 2 MiB page is one fault.  Measured
- * (docs/benchmarks.md, section 5.4h): 2,000-unit scan about 0.85-0.89
- * of the time, peak RSS +4%; a 19 MB kernel image neither gains nor
- * loses, so smaller inputs keep the defaults.  Where THP is off, the
- * reuse alone stays.
+ * (docs/benchmarks.md, section 5.4h): the 2,000-unit scan in 0.85-0.87
+ * of the time, peak RSS +1-5%; a 19 MB kernel image neither gains nor
+ * loses, and below 8 MB there is nothing to gain.  Where THP is off,
+ * the reuse alone stays.
  */
 #define HEAP_BIG_INPUT ((uint64_t)8 << 20)
 #define HEAP_RESERVE_MAX ((size_t)31 << 20)	/* below the mmap threshold */
