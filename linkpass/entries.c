@@ -37,6 +37,38 @@ void entries_init(struct entry_set *e, const struct image *im,
 	e->big = bytes > ENTRIES_CACHE_BYTES;
 }
 
+void entries_twin(struct entry_set *twin, const struct entry_set *e)
+{
+	size_t i;
+
+	twin->nsecs = e->nsecs;
+	twin->big = e->big;
+	twin->map = xcalloc(e->nsecs ? e->nsecs : 1, sizeof(*twin->map));
+	for (i = 0; i < e->nsecs; i++) {
+		if (!e->map[i].bits)
+			continue;
+		twin->map[i] = e->map[i];
+		twin->map[i].bits = xcalloc(2 * ((size_t)(e->map[i].size / 64) + 1),
+					    sizeof(uint64_t));
+	}
+}
+
+void entries_merge(struct entry_set *into, const struct entry_set *from)
+{
+	size_t i, k, n;
+
+	for (i = 0; i < into->nsecs; i++) {
+		uint64_t *a = into->map[i].bits;
+		const uint64_t *b = from->map[i].bits;
+
+		if (!a)
+			continue;
+		n = 2 * ((size_t)(into->map[i].size / 64) + 1);
+		for (k = 0; k < n; k++)
+			a[k] |= b[k];
+	}
+}
+
 void entries_clear(struct entry_set *e)
 {
 	size_t i;

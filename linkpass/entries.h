@@ -38,6 +38,14 @@ struct entry_set {
 /* Maps for the sections @want marks (indexed by section), all empty. */
 void entries_init(struct entry_set *e, const struct image *im,
 		  const uint8_t *want);
+/*
+ * An empty set with @e's maps, for a second thread of the symbol pass
+ * to fill on its own: two threads setting bits in one set need atomic
+ * ORs and pass its cache lines back and forth (docs/benchmarks.md,
+ * section 5.4h).  entries_merge() then ORs it into @e.
+ */
+void entries_twin(struct entry_set *twin, const struct entry_set *e);
+void entries_merge(struct entry_set *into, const struct entry_set *from);
 /* Empty every map again. */
 void entries_clear(struct entry_set *e);
 void entries_free(struct entry_set *e);
@@ -65,25 +73,15 @@ entries_word(const struct entry_set *e, uint32_t shndx, uint64_t addr,
 	return &m->bits[off / 64 * 2];
 }
 
-/*
- * Note a live function at (@shndx, @addr) of @size bytes.  @shared:
- * another thread sets bits in the same maps, so each word is set with
- * an atomic OR (a constant in each inlined copy).
- */
+/* Note a live function at (@shndx, @addr) of @size bytes. */
 static inline __attribute__((always_inline)) void
 entries_add(struct entry_set *e, uint32_t shndx, uint64_t addr,
-	    uint64_t size, bool shared)
+	    uint64_t size)
 {
 	uint64_t bit, *w = entries_word(e, shndx, addr, &bit);
 
 	if (!w)
 		return;
-	if (shared) {
-		__atomic_fetch_or(&w[0], bit, __ATOMIC_RELAXED);
-		if (size > ARCH_ENTRY_PREFIX_MAX)
-			__atomic_fetch_or(&w[1], bit, __ATOMIC_RELAXED);
-		return;
-	}
 	w[0] |= bit;
 	if (size > ARCH_ENTRY_PREFIX_MAX)
 		w[1] |= bit;

@@ -331,12 +331,9 @@ prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 	entries_prefetch(e, ahead.shndx, ahead.value);
 }
 
-/*
- * symbol_pass() over symbols [@from, @to).  @shared: another thread sets
- * bits in the same entry maps (symbol_pass_parallel()).
- */
+/* symbol_pass() over symbols [@from, @to). */
 static inline __attribute__((always_inline)) int
-symbol_range(bool raw, bool shared, const struct image *im,
+symbol_range(bool raw, const struct image *im,
 	     const struct scan_opts *o, struct sym_pass *p,
 	     const struct namefilter *nf, size_t from, size_t to)
 {
@@ -370,7 +367,7 @@ symbol_range(bool raw, bool shared, const struct image *im,
 			anchor_cands_consider(p->anchors, im, s, (uint32_t)i);
 		if (p->e && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
 		    s->name[0])
-			entries_add(p->e, s->shndx, s->value, s->size, shared);
+			entries_add(p->e, s->shndx, s->value, s->size);
 	}
 	return 0;
 }
@@ -398,7 +395,7 @@ symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 	struct namefilter nf;
 
 	pass_namefilter(im, o, p, &nf);
-	return symbol_range(raw, false, im, o, p, &nf, 1, im->nsyms);
+	return symbol_range(raw, im, o, p, &nf, 1, im->nsyms);
 }
 
 /*
@@ -412,6 +409,9 @@ struct sym_half {
 	struct sym_pass p;
 	struct anchor_cands anchors;
 	struct table_bounds bounds;
+	/* the upper half's own entry maps, made on its thread: a twin of */
+	const struct entry_set *twin_of;
+	struct entry_set e;
 	size_t from, to;
 	int ret;
 	pthread_t tid;
@@ -421,7 +421,11 @@ static void *sym_half_run(void *arg)
 {
 	struct sym_half *h = arg;
 
-	h->ret = symbol_range(true, true, h->im, h->o, &h->p, h->nf, h->from,
+	if (h->twin_of) {
+		entries_twin(&h->e, h->twin_of);
+		h->p.e = &h->e;
+	}
+	h->ret = symbol_range(true, h->im, h->o, &h->p, h->nf, h->from,
 			      h->to);
 	return NULL;
 }
@@ -488,9 +492,11 @@ static bool symbol_pass_threads(const struct image *im,
 /*
  * symbol_pass(true, ...) on two threads, each over half the symbols.
  * The halves mark different is_mcount bytes and keep their own anchor
- * candidates, bounds and counts; only the entry maps are shared, and
- * entries_add() sets their bits with an atomic OR.  Returns 1 when no
- * second thread could be started (nothing done), else as symbol_pass().
+ * candidates, bounds, counts and entry maps, merged after.  (Sharing
+ * the maps, each bit set with an atomic OR, made the pass no faster
+ * than one thread: docs/benchmarks.md, section 5.4h.)  Returns 1 when
+ * no second thread could be started (nothing done), else as
+ * symbol_pass().
  */
 static int symbol_pass_parallel(const struct image *im,
 				const struct scan_opts *o, struct sym_pass *p)
@@ -521,6 +527,7 @@ static int symbol_pass_parallel(const struct image *im,
 		memset(h[1].bounds.found, 0, sizeof(h[1].bounds.found));
 		h[1].p.bounds = &h[1].bounds;
 	}
+	h[1].twin_of = p->e;
 	if (pthread_create(&h[1].tid, NULL, sym_half_run, &h[1])) {
 		if (p->anchors)
 			anchor_cands_free(&h[1].anchors);
@@ -535,8 +542,12 @@ static int symbol_pass_parallel(const struct image *im,
 		merge_anchors(im, p->anchors, &h[1].anchors);
 	if (!ret && p->bounds)
 		merge_bounds(p->bounds, &h[1].bounds);
+	if (!ret && p->e)
+		entries_merge(p->e, &h[1].e);
 	if (p->anchors)
 		anchor_cands_free(&h[1].anchors);
+	if (p->e)
+		entries_free(&h[1].e);
 	return ret;
 }
 
