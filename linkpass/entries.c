@@ -10,6 +10,12 @@
 /* about a core's L2: smaller maps stay in cache without prefetching */
 #define ENTRIES_CACHE_BYTES (512u << 10)
 
+/* The words of a map of @size bytes of section: two per 64 bytes. */
+static size_t map_words(uint64_t size)
+{
+	return 2 * ((size_t)(size / 64) + 1);
+}
+
 void entries_init(struct entry_set *e, const struct image *im,
 		  const uint8_t *want)
 {
@@ -28,9 +34,9 @@ void entries_init(struct entry_set *e, const struct image *im,
 		 * sh_size is bounded by the file size: only sections whose
 		 * bytes were read (code relocation targets) are wanted.
 		 */
-		words = (size_t)(s->sh.sh_size / 64) + 1;
-		m->bits = xcalloc(2 * words, sizeof(*m->bits));
-		bytes += 2 * words * sizeof(*m->bits);
+		words = map_words(s->sh.sh_size);
+		m->bits = xcalloc(words, sizeof(*m->bits));
+		bytes += words * sizeof(*m->bits);
 		m->base = im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
 		m->size = s->sh.sh_size;
 	}
@@ -48,7 +54,7 @@ void entries_twin(struct entry_set *twin, const struct entry_set *e)
 		if (!e->map[i].bits)
 			continue;
 		twin->map[i] = e->map[i];
-		twin->map[i].bits = xcalloc(2 * ((size_t)(e->map[i].size / 64) + 1),
+		twin->map[i].bits = xcalloc(map_words(e->map[i].size),
 					    sizeof(uint64_t));
 	}
 }
@@ -63,7 +69,7 @@ void entries_merge(struct entry_set *into, const struct entry_set *from)
 
 		if (!a)
 			continue;
-		n = 2 * ((size_t)(into->map[i].size / 64) + 1);
+		n = map_words(into->map[i].size);
 		for (k = 0; k < n; k++)
 			a[k] |= b[k];
 	}
@@ -75,8 +81,7 @@ void entries_clear(struct entry_set *e)
 
 	for (i = 0; i < e->nsecs; i++)
 		if (e->map[i].bits)
-			memset(e->map[i].bits, 0,
-			       2 * ((size_t)(e->map[i].size / 64) + 1) *
+			memset(e->map[i].bits, 0, map_words(e->map[i].size) *
 			       sizeof(*e->map[i].bits));
 }
 
