@@ -32,7 +32,7 @@ for h in "$@"; do
 	[[ -d fuzz/seeds ]] && seeds+=(fuzz/seeds)
 	# One allocation of more than 2 GB is a finding (-malloc_limit_mb).
 	# The process as a whole may grow further: AddressSanitizer keeps
-	# about 1 KB for every thread ever started (docs/hardening.md), and
+	# 1-2 KB for every thread ever started (docs/hardening.md), and
 	# fuzz_image starts several an input, so at 2,500 inputs a second
 	# its RSS passes 2 GB within the hour with nothing of ours leaked.
 	args=(-max_total_time="$secs" -timeout=10 -malloc_limit_mb=2048
