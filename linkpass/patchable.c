@@ -82,7 +82,8 @@ static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 		return before_entry(im, f, sec, s->addr) ? SITE_KEPT :
 		       DROP_NO_FUNC;
 	entry = fn->start;
-	if (entry < s->addr)
+	/* a symbol below its section's start has no prefix bytes to read */
+	if (entry >= sec->sh.sh_addr && entry < s->addr)
 		entry += im->arch->entry_prefix(sec->bytes +
 						(entry - sec->sh.sh_addr),
 						s->addr - entry);

@@ -218,12 +218,14 @@ def _regression_inputs():
 def test_regression_input(path, tmp_path):
     """Inputs that once crashed or hung linkpass (found by fuzzing): every
     command ends with 0, 1 or one error line, and nothing else; scan and
-    check also with -j3, as fuzz/fuzz_image.c runs them (threads at any
-    size)."""
+    check also with -j3 and with --patchable-entries, as
+    fuzz/fuzz_image.c runs them (threads at any size)."""
     runs = [(cmd, []) for cmd in malform.COMMANDS]
-    runs += [("scan", ["-j3"]), ("check", ["-j3"])]
-    for cmd, opts in runs:
-        out = tmp_path / f"{cmd}.o"
+    runs += [("scan", ["-j3"]), ("check", ["-j3"]),
+             ("scan", ["--patchable-entries"]),
+             ("check", ["--patchable-entries"])]
+    for k, (cmd, opts) in enumerate(runs):
+        out = tmp_path / f"{cmd}{k}.o"  # one output a run
         target = path
         if cmd == "obj":  # rewrites its input: never the kept file
             target = tmp_path / "copy.o"
