@@ -167,3 +167,15 @@ const struct func *funcs_prev(const struct funcs *f, uint32_t shndx,
 
 	return i >= 0 && f->v[i].shndx == shndx ? &f->v[i] : NULL;
 }
+
+uint64_t funcs_entry(const struct image *im, const struct section *sec,
+		     const struct func *fn, uint64_t addr)
+{
+	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
+
+	if (fn->start < base || fn->start >= addr)
+		return fn->start;
+	return fn->start + im->arch->entry_prefix(sec->bytes +
+						  (fn->start - base),
+						  addr - fn->start);
+}

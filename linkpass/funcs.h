@@ -35,5 +35,13 @@ const struct func *funcs_lookup(const struct funcs *f, uint32_t shndx,
 /* The last function of section @shndx starting at or before @addr. */
 const struct func *funcs_prev(const struct funcs *f, uint32_t shndx,
 			      uint64_t addr);
+/*
+ * Where @fn (in @sec) is entered, for a call at @addr: its start, moved
+ * past an entry prefix (endbr64, bti c) that lies before @addr.  A start
+ * outside the section's bytes has no prefix to read.  @sec's bytes must
+ * be loaded.
+ */
+uint64_t funcs_entry(const struct image *im, const struct section *sec,
+		     const struct func *fn, uint64_t addr);
 
 #endif

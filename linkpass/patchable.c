@@ -71,7 +71,6 @@ static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 				     const struct site *prev)
 {
 	const struct func *fn;
-	uint64_t entry;
 
 	if (prev && prev->addr == s->addr)
 		return DROP_DUPLICATE;
@@ -81,13 +80,8 @@ static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 	if (!fn)
 		return before_entry(im, f, sec, s->addr) ? SITE_KEPT :
 		       DROP_NO_FUNC;
-	entry = fn->start;
-	/* a symbol below its section's start has no prefix bytes to read */
-	if (entry >= sec->sh.sh_addr && entry < s->addr)
-		entry += im->arch->entry_prefix(sec->bytes +
-						(entry - sec->sh.sh_addr),
-						s->addr - entry);
-	return s->addr == entry ? SITE_KEPT : DROP_NOT_ENTRY;
+	return s->addr == funcs_entry(im, sec, fn, s->addr) ? SITE_KEPT :
+	       DROP_NOT_ENTRY;
 }
 
 static int cmp_addr(const void *a, const void *b)

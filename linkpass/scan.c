@@ -897,7 +897,6 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 {
 	const struct section *sec = &im->secs[s->shndx];
 	const struct func *fn;
-	uint64_t entry;
 
 	if (s->verdict != SITE_KEPT)
 		return (enum site_verdict)s->verdict;
@@ -909,13 +908,7 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	if (!fn)
 		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
 	if (s->entry_style) {
-		uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
-
-		entry = fn->start;
-		if (entry >= base && entry < s->addr)
-			entry += im->arch->entry_prefix(sec->bytes + (entry - base),
-							s->addr - entry);
-		if (s->addr != entry)
+		if (s->addr != funcs_entry(im, sec, fn, s->addr))
 			return DROP_NOT_ENTRY;
 	} else if (*last_func == fn) {
 		/* mcount is called once, after the prologue */
