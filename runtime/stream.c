@@ -591,6 +591,34 @@ int lpt_stream_active(void)
 	return lpt_stream.fd >= 0 && getpid() == lpt_stream.pid;
 }
 
+/*
+ * The last writes, from the exiting thread.  The reader of a pipe may
+ * have left since the writer's last write, which then did not fail:
+ * this thread's write fails instead, with EPIPE, and raises SIGPIPE.
+ * It is blocked here, and the SIGPIPE the write left pending taken
+ * back, so the program ends as it would have without us.
+ */
+static int finish_writes(void)
+{
+	static const struct timespec now;
+	sigset_t pipe, old;
+	int err;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, &old);
+	err = drain_all(lpt_stream.fd, &lpt_stage[0]);
+	if (!err)
+		err = write_objects(lpt_stream.fd);
+	if (!err)
+		err = write_end(lpt_stream.fd, 0);
+	if (err == -EPIPE && !sigismember(&old, SIGPIPE))
+		while (sigtimedwait(&pipe, NULL, &now) < 0 && errno == EINTR)
+			;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 /* At exit: stop the writer, drain the rest, close the file. */
 void lpt_stream_finish(void)
 {
@@ -615,11 +643,7 @@ void lpt_stream_finish(void)
 	 */
 	err = lpt_stream.failed;
 	if (!err)
-		err = drain_all(lpt_stream.fd, &lpt_stage[0]);
-	if (!err)
-		err = write_objects(lpt_stream.fd);
-	if (!err)
-		err = write_end(lpt_stream.fd, 0);
+		err = finish_writes();
 	drain_unlock();
 	if (close(lpt_stream.fd) && !err)
 		err = -errno;

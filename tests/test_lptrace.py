@@ -403,7 +403,10 @@ def test_stream_writer_gone_never_hangs(demo_prog, tmp_path):
     """The file is a pipe whose reader leaves after the first bytes: the
     writer's next write fails (EPIPE) and it stops.  Threads with full
     rings must not wait for it: the program ends normally, says why
-    events were lost, and neither the exit nor a traced call hangs."""
+    events were lost, and neither the exit nor a traced call hangs.
+    On a loaded machine the reader may leave only after the writer's
+    last write: then the exiting thread's final write is the one that
+    fails, and it must not die of SIGPIPE either."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
 
@@ -418,9 +421,11 @@ def test_stream_writer_gone_never_hangs(demo_prog, tmp_path):
                     "LPTRACE_DATA": fifo, "LPTRACE_VERBOSE": "1"})
     t.join()
     assert proc.returncode == 0, describe(proc)
-    assert f"{fifo}: Broken pipe; events from now on are dropped" in proc.stderr
+    assert f"{fifo}: Broken pipe" in proc.stderr, proc.stderr
     m = re.search(r": (\d+) events written, (\d+) dropped, \d+ waits", proc.stderr)
-    assert m and int(m.group(2)) > 0, proc.stderr
+    assert m, proc.stderr
+    if "events from now on are dropped" in proc.stderr:   # the writer's
+        assert int(m.group(2)) > 0, proc.stderr
 
 
 # ---------------------------------------------------------------------------
