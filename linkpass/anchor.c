@@ -18,14 +18,18 @@ void anchor_cands_init(struct anchor_cands *c, const struct image *im)
 	memset(c, 0, sizeof(*c));
 	c->best = xcalloc(n, sizeof(*c->best));
 	c->best_value = xcalloc(n, sizeof(*c->best_value));
-	/* at most one per section and the image-wide one */
-	c->cap = n + 1;
+	/* one per section, the fallback names and the first eligible */
+	c->cap = n + ANCHOR_NFALLBACK + 1;
 	c->store = xcalloc(c->cap, sizeof(*c->store));
 	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
 }
 
 void anchor_cands_free(struct anchor_cands *c)
 {
+	size_t i;
+
+	for (i = 0; i < c->nstore; i++)
+		free((char *)c->store[i].name);
 	free(c->best);
 	free(c->best_value);
 	free(c->store);
@@ -35,7 +39,8 @@ void anchor_cands_free(struct anchor_cands *c)
 
 /*
  * Symbol @idx as a pointer that stays valid as long as @c: into
- * im->syms, or a copy decoded once (the same symbol, the same pointer).
+ * im->syms, or a copy decoded once, its name copied too (the same
+ * symbol, the same pointer).
  */
 static const struct symbol *cand_ptr(struct anchor_cands *c,
 				     const struct image *im, uint32_t idx)
@@ -50,10 +55,24 @@ static const struct symbol *cand_ptr(struct anchor_cands *c,
 		if (c->store_idx[i] == idx)
 			return &c->store[i];
 	if (c->nstore == c->cap)
-		return NULL;	/* not reached: one per section at most */
+		return NULL;	/* not reached: see anchor_cands_init() */
 	anchor_cand_sym(im, idx, &c->store[c->nstore]);
+	c->store[c->nstore].name = xstrdup(c->store[c->nstore].name);
 	c->store_idx[c->nstore] = idx;
 	return &c->store[c->nstore++];
+}
+
+void anchor_cands_hold(struct anchor_cands *c, const struct image *im)
+{
+	size_t i;
+
+	if (im->syms_decoded)
+		return;
+	for (i = 0; i < im->nsecs; i++)
+		(void)cand_ptr(c, im, c->best[i]);
+	for (i = 0; i < ANCHOR_NFALLBACK; i++)
+		(void)cand_ptr(c, im, c->named[i]);
+	(void)cand_ptr(c, im, c->first);
 }
 
 /*
@@ -95,17 +114,15 @@ static const struct symbol *image_anchor(const struct image *im,
 					 struct anchor_cands *c,
 					 const struct anchors *a)
 {
-	struct symbol s;
+	const struct symbol *s;
 	size_t j;
 
 	if (a->ehdr.name)
 		return &a->ehdr;
 	for (j = 0; j < ANCHOR_NFALLBACK; j++) {
-		if (!c->named[j])
-			continue;
-		anchor_cand_sym(im, c->named[j], &s);
-		if (anchor_eligible(im, &s))
-			return cand_ptr(c, im, c->named[j]);
+		s = cand_ptr(c, im, c->named[j]);
+		if (s && anchor_eligible(im, s))
+			return s;
 	}
 	return cand_ptr(c, im, c->first);
 }

@@ -108,7 +108,8 @@ struct anchor_cands {
 	 * image_find_symbol() finds it), and the first eligible symbol */
 	uint32_t named[ANCHOR_NFALLBACK];
 	uint32_t first;
-	/* the chosen ones, decoded when the image's symbols are not */
+	/* the chosen ones (or all, anchor_cands_hold()), decoded when
+	 * the image's symbols are not, their names copied */
 	struct symbol *store;
 	uint32_t *store_idx;
 	size_t nstore, cap;
@@ -116,6 +117,13 @@ struct anchor_cands {
 
 void anchor_cands_init(struct anchor_cands *c, const struct image *im);
 void anchor_cands_free(struct anchor_cands *c);
+/*
+ * Decode every candidate now, names copied, while the symbol table is
+ * still in memory: the scan then hands its pages back
+ * (image_release_globals()), and choosing the anchors and writing the
+ * table read nothing more of it.
+ */
+void anchor_cands_hold(struct anchor_cands *c, const struct image *im);
 
 /* Symbol @idx, which a pass already read in place once. */
 static inline void anchor_cand_sym(const struct image *im, uint32_t idx,

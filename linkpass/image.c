@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,12 +18,18 @@
 #include "util.h"
 
 /*
- * libelf reads the file through one mmap.  Sanitizer and fuzzing builds
- * define IMAGE_ELF_CMD=ELF_C_READ so that every section is read into a
- * buffer of its own size and AddressSanitizer sees any read past it.
+ * The file is mapped here, read-only, and handed to libelf as memory
+ * (elf_memory()): section bytes are then the file's own clean pages,
+ * which image_release() may hand back.  Sanitizer and fuzzing builds
+ * define IMAGE_ELF_CMD=ELF_C_READ instead, so that libelf reads every
+ * section into a buffer of its own size and AddressSanitizer sees any
+ * read past it; a file that cannot be mapped is read the same way.
  */
 #ifndef IMAGE_ELF_CMD
-#define IMAGE_ELF_CMD ELF_C_READ_MMAP
+#define IMAGE_MAP_FILE 1
+#define IMAGE_ELF_CMD ELF_C_READ
+#else
+#define IMAGE_MAP_FILE 0
 #endif
 
 /*
@@ -493,6 +500,58 @@ int image_symbols(struct image *im)
 	return 0;
 }
 
+/* libelf's view of the file: the mapping if there is one (see the top). */
+static Elf *open_elf(struct image *im)
+{
+	void *map;
+
+	if (IMAGE_MAP_FILE && im->file_size <= SIZE_MAX) {
+		map = mmap(NULL, (size_t)im->file_size, PROT_READ,
+			   MAP_PRIVATE, im->fd, 0);
+		if (map != MAP_FAILED) {
+			im->map = map;
+			return elf_memory(map, (size_t)im->file_size);
+		}
+	}
+	return elf_begin(im->fd, IMAGE_ELF_CMD, NULL);
+}
+
+void image_release(const struct image *im, const struct section *s,
+		   uint64_t off, uint64_t len)
+{
+	uintptr_t map = (uintptr_t)im->map, at, from, to, mask;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!im->map || !s || !s->loaded || page <= 0 ||
+	    off > s->sh.sh_size || len > s->sh.sh_size - off ||
+	    (uintptr_t)s->bytes < map ||
+	    (uintptr_t)s->bytes - map > im->file_size ||
+	    s->sh.sh_size > im->file_size - ((uintptr_t)s->bytes - map))
+		return;
+	/* only the pages that hold nothing but those bytes */
+	mask = (uintptr_t)page - 1;
+	at = (uintptr_t)s->bytes + (uintptr_t)off;
+	from = (at + mask) & ~mask;
+	to = (at + (uintptr_t)len) & ~mask;
+	if (to > from)
+		(void)madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void image_release_globals(const struct image *im)
+{
+	const struct section *st = im->symtab;
+	uint64_t esz, first;
+
+	if (!st)
+		return;
+	esz = im->symin.is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	first = st->sh.sh_info < im->symin.n ? st->sh.sh_info : im->symin.n;
+	if (first * esz <= st->sh.sh_size)
+		image_release(im, st, first * esz, st->sh.sh_size - first * esz);
+	if (im->strtab)
+		image_release(im, im->strtab, 0, im->strtab->sh.sh_size);
+}
+
 int image_open_lazy(struct image *im, const char *path,
 		    enum image_kind kind)
 {
@@ -516,7 +575,7 @@ int image_open_lazy(struct image *im, const char *path,
 	heap_for_input(im->file_size);
 	if (check_ident(im) < 0)
 		return -1;
-	im->elf = elf_begin(im->fd, IMAGE_ELF_CMD, NULL);
+	im->elf = open_elf(im);
 	if (!im->elf)
 		return lp_elf_error(path, "ELF header", "cannot read");
 	if (check_header(im, kind) < 0 || read_sections(im) < 0 ||
@@ -627,6 +686,8 @@ void image_close(struct image *im)
 	free(im->secs);
 	if (im->elf)
 		elf_end(im->elf);
+	if (im->map)
+		munmap(im->map, (size_t)im->file_size);
 	if (im->fd >= 0)
 		close(im->fd);
 	memset(im, 0, sizeof(*im));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * struct image owns one ELF file opened read-only through libelf's
- * mmap mode: its header, a flat array of sections, a flat array of
+ * struct image owns one ELF file, mapped read-only and read through
+ * libelf: its header, a flat array of sections, a flat array of
  * symbols, and views of relocation sections read in place.  Every
  * pass takes an image; lookups are image_find_*().
  */
@@ -74,6 +74,7 @@ struct image {
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	uint64_t file_size;
+	void *map;		/* the file, mapped read-only; or NULL */
 	const struct arch *arch;
 	struct section *secs;
 	size_t nsecs;
@@ -185,6 +186,23 @@ int image_ehdr_addr(struct image *im, uint64_t *addr);
  * a caller returns -1 on NULL without a message of its own.
  */
 const uint8_t *image_section_bytes(struct image *im, struct section *s);
+/*
+ * Hand back to the kernel the pages of bytes [@off, @off + @len) of
+ * @s, to lower the peak memory once a pass is done with them.  They are
+ * the file's clean pages, so a later read faults them in again,
+ * unchanged.  Does nothing when the bytes are not in the image's own
+ * mapping (libelf read them into memory, and dropping those pages
+ * would zero them).
+ */
+void image_release(const struct image *im, const struct section *s,
+		   uint64_t off, uint64_t len);
+/*
+ * The same for the global symbols and the string table, which the scan
+ * reads once in its symbol pass.  The local symbols stay: reach.c looks
+ * up their values, which relocations naming a section symbol or a
+ * static function need.
+ */
+void image_release_globals(const struct image *im);
 /* The same, with no message on NULL: for what only describes an image. */
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 

@@ -1456,6 +1456,10 @@ int scan_image(struct image *im, const struct scan_opts *o,
 		funcs_build(im, &r->funcs);
 	}
 	r->stats.ns_symbols = now_ns() - t0;
+	/* peak memory: the symbols are read; keep only what is needed */
+	if (p.anchors)
+		anchor_cands_hold(p.anchors, im);
+	image_release_globals(im);
 
 	/* the code relocation sections, checked */
 	t0 = now_ns();
