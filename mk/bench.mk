@@ -19,7 +19,8 @@ BENCH_DOC   ?= docs/benchmarks.md
 BENCH_QUICK_OUT ?= build/bench/results-quick
 KSRC_TAR    ?= /usr/src/linux-source-6.1.tar.xz
 
-BENCH_TOOLS := linkpass/linkpass build/bench/readrel build/bench/recordmcount
+BENCH_TOOLS := linkpass/linkpass build/bench/readrel build/bench/recordmcount \
+	       build/bench/leastwork
 
 .PHONY: bench bench-quick bench-deps bench-report
 
@@ -46,6 +47,10 @@ bench-deps:
 build/bench/readrel: bench/readrel.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WFLAGS) -o $@ $<
+
+build/bench/leastwork: bench/leastwork.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WFLAGS) -pthread -o $@ $<
 
 # The kernel's own recordmcount, from Debian's linux-source-6.1: only the
 # two files it needs are extracted (--occurrence stops tar at the last one).
