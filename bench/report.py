@@ -35,7 +35,7 @@ COLOURS = {"floor": "#444444", "whole": "#d62728", "whole-keep": "#e377c2",
        "obj": "#1f77b4",
        "rmc": "#2ca02c", "rec": "#9467bd", "scan": "#d62728",
        "scan-j1": "#ff7f0e", "readrel": "#444444",
-       "readrel-sym": "#8c564b"}
+       "readrel-sym": "#8c564b", "leastwork": "#17becf"}
 
 
 def read_csv(path):
@@ -158,41 +158,54 @@ def scan_tables(scan, cg):
     out = ["#### Scan time against reading the bytes once (wall, median "
            "(min–max) in ms; ratios paired per repetition)\n",
            "`read` reads the code relocation sections once; `read+sym` "
-           "also the symbol and string tables.\n",
+           "also the symbol and string tables (the floor of issue 10); "
+           "`least work` is `bench/leastwork -c`, the least work that "
+           "keeps the same entries and writes as many bytes, on two "
+           "threads, with the stripped-objects check's read of the "
+           "code and none of linkpass's checks.\n",
            "| units | functions | image (MB) | code relocations (MB) | "
-           "read (ms) | read+sym (ms) | scan (ms) | scan -j1 (ms) | "
-           "scan / read | scan -j1 / read | scan -j1 / read+sym |",
-           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "read (ms) | read+sym (ms) | least work (ms) | scan (ms) | "
+           "scan -j1 (ms) | scan / read | scan -j1 / read | "
+           "scan -j1 / read+sym | scan / read+sym | least work / read+sym | "
+           "scan / least work |",
+           "|---:" * 15 + "|"]
     for u in sorted(info):
         f, rb, ib = info[u]
         rd = t[(u, "readrel")]
         cells = [str(u), str(f), f"{ib / 1e6:.1f}", f"{rb / 1e6:.2f}"]
-        for tool in ("readrel", "readrel-sym", "scan", "scan-j1"):
+        rs, lw = t[(u, "readrel-sym")], t[(u, "leastwork")]
+        for tool in ("readrel", "readrel-sym", "leastwork", "scan",
+                     "scan-j1"):
             cells.append(fmt_range([x * 1e3 for x in
                         t[(u, tool)].values()], 1))
         cells.append(fmt_range(Build.ratios(t[(u, "scan")], rd), 1))
         cells.append(fmt_range(Build.ratios(t[(u, "scan-j1")], rd), 1))
-        cells.append(fmt_range(Build.ratios(t[(u, "scan-j1")],
-                            t[(u, "readrel-sym")]), 1))
+        cells.append(fmt_range(Build.ratios(t[(u, "scan-j1")], rs), 1))
+        cells.append(fmt_range(Build.ratios(t[(u, "scan")], rs), 2))
+        cells.append(fmt_range(Build.ratios(lw, rs), 2))
+        cells.append(fmt_range(Build.ratios(t[(u, "scan")], lw), 2))
         out.append("| " + " | ".join(cells) + " |")
     out += ["", "#### Instructions (callgrind, Ir; `scan -j1`, one "
         "thread)\n",
         "| units | functions | code relocations | read (M) | "
-        "read+sym (M) | scan -j1 (M) | scan / read | scan "
-        "instructions per relocation |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        "read+sym (M) | least work (M) | scan -j1 (M) | scan / read | "
+        "scan / least work | scan instructions per relocation |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for u in sorted(info):
         f, rb, ib = info[u]
         s_ir = ir.get((u, "scan-j1"))
         r_ir = ir.get((u, "readrel"))
         rs_ir = ir.get((u, "readrel-sym"))
+        lw_ir = ir.get((u, "leastwork"))
         nrel = rb // 24
         out.append("| " + " | ".join([
             str(u), str(f), str(nrel),
             f"{r_ir / 1e6:.2f}" if r_ir else "–",
             f"{rs_ir / 1e6:.2f}" if rs_ir else "–",
+            f"{lw_ir / 1e6:.2f}" if lw_ir else "–",
             f"{s_ir / 1e6:.1f}" if s_ir else "–",
             f"{s_ir / r_ir:.0f}" if s_ir and r_ir else "–",
+            f"{s_ir / lw_ir:.1f}" if s_ir and lw_ir else "–",
             f"{s_ir / nrel:.0f}" if s_ir else "–"]) + " |")
     out.append("")
     return out, t, info, ir
@@ -339,7 +352,7 @@ def plots(outdir, b, scan_t, scan_info, scan_ir):
          "(post step - floor link)", "functions in the sample",
          "seconds (median, min-max)", series)
     series = []
-    for tool in ("readrel", "readrel-sym", "scan", "scan-j1"):
+    for tool in ("readrel", "readrel-sym", "leastwork", "scan", "scan-j1"):
         s = []
         for u in sorted(scan_info):
             if not scan_t[(u, tool)]:
@@ -348,7 +361,8 @@ def plots(outdir, b, scan_t, scan_info, scan_ir):
             if v:
                 s.append((scan_info[u][0], med(v), min(v), max(v)))
         series.append(({"readrel": "read relocs",
-                "readrel-sym": "read relocs+syms"}.get(tool, tool),
+                "readrel-sym": "read relocs+syms",
+                "leastwork": "least work"}.get(tool, tool),
                    COLOURS[tool], s))
     svg_plot(outdir / "scan.svg", "Scan time against reading the "
          "relocations", "functions in the sample",
@@ -356,6 +370,7 @@ def plots(outdir, b, scan_t, scan_info, scan_ir):
     series = []
     for tool, name in (("readrel", "read relocs"),
                ("readrel-sym", "read relocs+syms"),
+               ("leastwork", "least work"),
                ("scan-j1", "scan -j1")):
         s = [(scan_info[u][0], v / 1e6, v / 1e6, v / 1e6)
              for u in sorted(scan_info)

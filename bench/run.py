@@ -23,7 +23,9 @@ Per size (U units of F functions each, plus main.c and two asm files):
             its per-object pass) and the link.
   scan      `linkpass scan` of the image linked with -q against the floor
             of reading its code relocation bytes once (bench/readrel),
-            interleaved; callgrind instruction counts of both.
+            and against the least work that yields the same table on two
+            threads (bench/leastwork -c), interleaved; callgrind
+            instruction counts of each.
   memory    each way's post step once more, every link, linkpass and
             recordmcount process under /usr/bin/time: peak RSS.
 
@@ -51,6 +53,7 @@ GEN = TOP / "tests" / "samples" / "gen.py"
 LINKPASS = TOP / "linkpass" / "linkpass"
 READREL = TOP / "build" / "bench" / "readrel"
 RECORDMCOUNT = TOP / "build" / "bench" / "recordmcount"
+LEASTWORK = TOP / "build" / "bench" / "leastwork"
 PYTHON = "/usr/bin/python3"
 
 FULL_SIZES = [50, 150, 400, 1000, 2000]
@@ -167,6 +170,21 @@ def callgrind_ir(cmd, outfile):
     raise SystemExit(f"bench: {outfile}: no totals line")
 
 
+def check_leastwork(image, table, least_table):
+    """The yardstick must keep what scan keeps: the same entry count."""
+    n = int(subprocess.run([str(LEASTWORK), str(image), str(least_table)],
+                           check=True, capture_output=True,
+                           text=True).stdout.split()[0])
+    stats = subprocess.run([str(LINKPASS), "scan", str(image), "-o",
+                            str(table), "--stats"], check=True,
+                           capture_output=True, text=True).stdout
+    m = re.search(r"^\s*table entries\s+(\d+)$", stats, re.M)
+    kept = int(m.group(1)) if m else -1
+    if n != kept:
+        raise SystemExit(f"bench: {image}: leastwork keeps {n} calls, "
+                         f"scan {kept}: the yardstick does other work")
+
+
 def scan_size(a, w, files, out, units, nfuncs, src, run, trees, scan_reps):
     """Scan throughput and callgrind counts on the floor image, -q."""
     # Scan throughput on the floor image linked with -q.
@@ -174,6 +192,7 @@ def scan_size(a, w, files, out, units, nfuncs, src, run, trees, scan_reps):
     make(trees["floor"], src, "floor", "image.q", a.opt, a.jobs)
     image = trees["floor"] / "image.q"
     table = run / "table.o"
+    least_table = run / "table-leastwork.o"
     relbytes = int(subprocess.run([str(READREL), str(image)],
                       check=True, capture_output=True,
                       text=True).stdout.split()[0])
@@ -185,6 +204,7 @@ def scan_size(a, w, files, out, units, nfuncs, src, run, trees, scan_reps):
              str(table)],
         "scan-j1": [str(LINKPASS), "scan", str(image), "-o",
                 str(table), "-j", "1"],
+        "leastwork": [str(LEASTWORK), "-c", str(image), str(least_table)],
     }
     for cmd in scans.values():  # warm the page cache
         subprocess.run(cmd, check=True,
@@ -196,7 +216,8 @@ def scan_size(a, w, files, out, units, nfuncs, src, run, trees, scan_reps):
                         f"{t[0]:.6f}", relbytes,
                         imgbytes])
     files["scan"].flush()
-    for tool in ("readrel", "readrel-sym", "scan-j1"):
+    check_leastwork(image, table, least_table)
+    for tool in ("readrel", "readrel-sym", "scan-j1", "leastwork"):
         ir = callgrind_ir(scans[tool],
                   out / f"callgrind.{tool}.u{units}")
         w["callgrind"].writerow([units, nfuncs, tool, ir])
@@ -228,7 +249,7 @@ def machine():
 
 
 def main():
-    global LINKPASS, READREL, RECORDMCOUNT
+    global LINKPASS, READREL, RECORDMCOUNT, LEASTWORK
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--work", type=Path, default=Path("/var/tmp/lp-bench/work"))
@@ -258,7 +279,7 @@ def main():
     funcs = a.funcs or funcs
     reps = a.reps or reps
     scan_reps = a.scan_reps or scan_reps
-    for tool in (LINKPASS, READREL, RECORDMCOUNT):
+    for tool in (LINKPASS, READREL, RECORDMCOUNT, LEASTWORK):
         if not os.access(tool, os.X_OK):
             raise SystemExit(f"bench: {tool}: missing (run make bench)")
 
@@ -271,13 +292,14 @@ def main():
     tools.mkdir(parents=True, exist_ok=True)
     meta["tools"] = {}
     for name, tool in (("linkpass", LINKPASS), ("readrel", READREL),
-               ("recordmcount", RECORDMCOUNT)):
+               ("recordmcount", RECORDMCOUNT), ("leastwork", LEASTWORK)):
         shutil.copy2(tool, tools / name)
         meta["tools"][name] = subprocess.run(
             ["sha256sum", str(tool)], capture_output=True,
             text=True).stdout.split()[0]
     LINKPASS, READREL = tools / "linkpass", tools / "readrel"
     RECORDMCOUNT = tools / "recordmcount"
+    LEASTWORK = tools / "leastwork"
     meta["git"] = subprocess.run(
         ["git", "-C", str(TOP), "describe", "--always", "--dirty"],
         capture_output=True, text=True).stdout.strip()

@@ -74,12 +74,12 @@ def test_scan_callgrind_memory(quick):
     res, _ = quick
     scan = rows(res / "scan.csv")
     assert {r["tool"] for r in scan} == {"readrel", "readrel-sym", "scan",
-                         "scan-j1"}
+                         "scan-j1", "leastwork"}
     assert all(int(r["reloc_bytes"]) > 0 for r in scan)
     cg = rows(res / "callgrind.csv")
     assert {(int(r["units"]), r["tool"]) for r in cg} == {
         (u, t) for u in QUICK_UNITS
-        for t in ("readrel", "readrel-sym", "scan-j1")}
+        for t in ("readrel", "readrel-sym", "scan-j1", "leastwork")}
     assert all(int(r["instructions"]) > 0 for r in cg)
     mem = {(r["way"], r["process"]) for r in rows(res / "memory.csv")}
     for way in WAYS:
