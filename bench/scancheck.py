@@ -4,6 +4,7 @@
     bench/scancheck.py --work /var/tmp/lp-bench/work --sizes 50,150,400,...
                        [--reps 11] [--linkpass linkpass/linkpass]
                        [--ref OTHER_LINKPASS] [--out FILE.md]
+                       [--leastwork build/bench/leastwork]
 
 For each size, the floor tree built by `bench/run.py --only-scan`
 (WORK/u<size>f100s1/run/floor: image.q and obj/) gives:
@@ -17,7 +18,12 @@ repetition) of `readrel -s` (code relocations, .symtab and .strtab read
 once: the floor), `linkpass scan` (default threads) and `scan -j1`, and
 `linkpass check` (default threads) and `check -j1` of image2 with its own
 floor (floor2).  Instruction counts
-come from callgrind, peak RSS from /usr/bin/time.  --ref adds the same
+come from callgrind, peak RSS from /usr/bin/time.  The second yardstick,
+`leastwork -c` (bench/leastwork.c: the least work that keeps the same
+entries and writes as many bytes, on two threads, with the code read of
+the stripped-objects check), runs in the same rotation, as does its
+`-c -t` on image2 against check; a second table sets scan and check
+against it.  --ref adds the same
 figures for another linkpass binary (e.g. the one before a change), run
 side by side.  Prints a markdown table (and writes it to --out).
 """
@@ -59,7 +65,7 @@ def peak_rss_kb(cmd):
     return int(proc.stderr.strip().splitlines()[-1])
 
 
-def prepare(tree, lp, readrel):
+def prepare(tree, lp, readrel, leastwork):
     image = tree / "image.q"
     table = tree / "table-scancheck.o"
     image2 = tree / "image2.q"
@@ -72,6 +78,11 @@ def prepare(tree, lp, readrel):
                         capture_output=True, text=True)
     if rc.returncode != 0:
         raise SystemExit(f"{image2}: check failed:\n{rc.stdout}{rc.stderr}")
+    # the yardstick must keep what scan keeps, or it measures other work
+    n, _, diff = run([leastwork, "-c", "-t", image2]).stdout.split()
+    if diff != "0":
+        raise SystemExit(f"{image2}: leastwork finds {diff} differences "
+                         f"in a table check passed")
     relbytes = int(run([readrel, "-s", image]).stdout.split()[0])
     relbytes2 = int(run([readrel, "-s", image2]).stdout.split()[0])
     return image, image2, relbytes, relbytes2, table.stat().st_size
@@ -80,11 +91,15 @@ def prepare(tree, lp, readrel):
 def measure(size, a, tools, tmp):
     tree = a.work / f"u{size}f100s1" / "run" / "floor"
     lp = tools["new"]
-    image, image2, rb, rb2, outbytes = prepare(tree, lp, a.readrel)
+    image, image2, rb, rb2, outbytes = prepare(tree, lp, a.readrel,
+                                               a.leastwork)
     out = tmp / "t.o"
     cmds = {
         "floor": [a.readrel, "-s", image],
         "floor2": [a.readrel, "-s", image2],
+        "least": [a.leastwork, "-c", image, tmp / "lw.o"],
+        "least-nocode": [a.leastwork, image, tmp / "lw.o"],
+        "leastcheck": [a.leastwork, "-c", "-t", image2],
     }
     for name, bin_ in tools.items():
         cmds[f"scan-j1:{name}"] = [bin_, "scan", image, "-o", out, "-j", "1"]
@@ -103,9 +118,10 @@ def measure(size, a, tools, tmp):
     # instructions of the one-thread runs: the threaded ones add the
     # threads' start and nothing else
     ir = {k: instructions(cmds[k], tmp) for k in cmds
-          if not k.startswith(("scan:", "check:"))}
+          if not k.startswith(("scan:", "check:", "least-nocode"))}
     rss = {k: peak_rss_kb(cmds[k])
-           for k in ("floor", "scan-j1:new", "scan:new", "check:new")}
+           for k in ("floor", "scan-j1:new", "scan:new", "check:new",
+                     "least")}
     return dict(size=size, rb=rb, rb2=rb2, out=outbytes, med=med, ir=ir,
                 rss=rss)
 
@@ -143,6 +159,27 @@ def table(rows, tools):
                 m["check:ref"], m["check:new"],
                 i["scan-j1:ref"] / 1e6, i["scan-j1:new"] / 1e6,
                 i["check-j1:ref"] / 1e6, i["check-j1:new"] / 1e6))
+    lines += ["", "Against the least work (`bench/leastwork -c`, two threads; "
+              "`-c -t` for check):", "",
+              "| units | least work without the code read (ms) | / floor | "
+              "least work (ms) | least work / floor | scan (ms) | "
+              "scan / least work | least check (ms) | least check / floor2 | "
+              "check (ms) | check / least check | least work (M Ir) | "
+              "scan -j1 / least work (Ir) | least work peak RSS (MB) | "
+              "its ratio to the floor's bytes + output |",
+              "|---:" * 15 + "|"]
+    for r in rows:
+        m, i = r["med"], r["ir"]
+        lines.append(
+            "| %d | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f |" % (
+                r["size"], m["least-nocode"], m["least-nocode"] / m["floor"],
+                m["least"], m["least"] / m["floor"],
+                m["scan:new"], m["scan:new"] / m["least"],
+                m["leastcheck"], m["leastcheck"] / m["floor2"],
+                m["check:new"], m["check:new"] / m["leastcheck"],
+                i["least"] / 1e6, i["scan-j1:new"] / i["least"],
+                r["rss"]["least"] / 1024,
+                r["rss"]["least"] * 1024 / (r["rb"] + r["out"])))
     return "\n".join(lines) + "\n"
 
 
@@ -153,6 +190,8 @@ def main():
     ap.add_argument("--reps", type=int, default=11)
     ap.add_argument("--linkpass", type=Path, default=TOP / "linkpass" / "linkpass")
     ap.add_argument("--readrel", type=Path, default=TOP / "build" / "bench" / "readrel")
+    ap.add_argument("--leastwork", type=Path,
+                    default=TOP / "build" / "bench" / "leastwork")
     ap.add_argument("--ref", type=Path)
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
