@@ -56,8 +56,8 @@
 
 #define CODE_FLAGS (SHF_ALLOC | SHF_EXECINSTR)
 #define PIECE (128u << 10)
-/* a candidate call with an endbr64 just before it (addresses are below
- * 2^47 in an x86_64 image) */
+/* a candidate call with an endbr64 just before it (calls[] holds
+ * offsets from the lowest code address, far below 2^63) */
 #define AFTER_ENDBR (1ull << 63)
 
 /* linkpass's default traced sections (linkpass/policy.c) */
@@ -84,9 +84,12 @@ struct image {
 	uint64_t code_lo, code_hi;	/* the span of all code sections */
 	uint64_t *entries;		/* one bit a byte of that span */
 	uint32_t mc_lo, mc_hi;		/* mcount symbol indices, [lo, hi] */
+	uint32_t mc[3];			/* and each of them (up to three) */
+	int nmc;
 	uint64_t start, stop;		/* a kernel's __start_mcount_loc and
 					 * __stop_mcount_loc, or 0 */
-	uint64_t *calls;		/* candidate calls, then kept ones */
+	uint64_t *calls;		/* candidate calls, then kept ones,
+					 * as offsets from code_lo */
 	size_t ncalls;
 	int sweep;			/* -c */
 	uint64_t split;			/* code bytes thread 0 reads */
@@ -203,8 +206,9 @@ static void find_mcount(struct image *im)
 		else if (!strcmp(name, "__stop_mcount_loc"))
 			im->stop = im->syms[i].st_value;
 		for (j = 0; mcount_names[j]; j++) {
-			if (strcmp(name, mcount_names[j]))
+			if (strcmp(name, mcount_names[j]) || im->nmc == 3)
 				continue;
+			im->mc[im->nmc++] = (uint32_t)i;
 			if (im->mc_lo > im->mc_hi)
 				im->mc_lo = im->mc_hi = (uint32_t)i;
 			if (i < im->mc_lo)
@@ -217,10 +221,9 @@ static void find_mcount(struct image *im)
 		die(im, "no mcount symbol");
 }
 
-static int is_entry(const struct image *im, uint64_t addr)
+/* Is code offset @o (from code_lo) a function's entry? */
+static int is_entry(const struct image *im, uint64_t o)
 {
-	uint64_t o = addr - im->code_lo;
-
 	return o < im->code_hi - im->code_lo &&
 	       (im->entries[o / 64] >> (o % 64) & 1);
 }
@@ -312,6 +315,17 @@ static uint64_t code_split(const struct image *im)
 
 static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
+/* Is symbol @sym, inside [mc_lo, mc_hi], an mcount symbol? */
+static int is_mcount(const struct image *im, uint64_t sym)
+{
+	int j;
+
+	for (j = 0; j < im->nmc; j++)
+		if (sym == im->mc[j])
+			return 1;
+	return 0;
+}
+
 /* Thread 0: the calls to mcount in traced code, in address order. */
 static void find_calls(struct image *im)
 {
@@ -339,7 +353,9 @@ static void find_calls(struct image *im)
 			uint64_t sym = ELF64_R_SYM(r[k].r_info);
 			uint64_t off = r[k].r_offset - t->sh_addr;
 
+			/* one compare rules out almost every relocation */
 			if (sym - im->mc_lo > im->mc_hi - im->mc_lo ||
+			    !is_mcount(im, sym) ||
 			    off - 1 >= t->sh_size || code[off - 1] != 0xe8)
 				continue;
 			if (im->ncalls == cap) {
@@ -349,7 +365,8 @@ static void find_calls(struct image *im)
 				if (!im->calls)
 					die(im, "out of memory");
 			}
-			im->calls[im->ncalls++] = (r[k].r_offset - 1) |
+			im->calls[im->ncalls++] =
+				(r[k].r_offset - 1 - im->code_lo) |
 				(off >= 5 && !memcmp(code + off - 5, endbr64, 4) ?
 				 AFTER_ENDBR : 0);
 		}
@@ -407,8 +424,7 @@ static void write_table(const struct image *im, const char *out)
 		for (j = 0; j < m; j++) {
 			r[j].r_offset = (k + j) * 8;
 			r[j].r_info = ELF64_R_INFO(1, R_X86_64_64);
-			r[j].r_addend = (int64_t)(im->calls[k + j] -
-						  im->code_lo);
+			r[j].r_addend = (int64_t)im->calls[k + j];
 		}
 		ok = write(fd, piece, m * sizeof(*r)) ==
 		     (ssize_t)(m * sizeof(*r));
@@ -455,7 +471,7 @@ static size_t compare_table(const struct image *im)
 
 	diff = n > im->ncalls ? n - im->ncalls : im->ncalls - n;
 	for (i = 0; i < n && i < im->ncalls; i++)
-		diff += t[i] != im->calls[i];
+		diff += t[i] != im->code_lo + im->calls[i];
 	return diff;
 }
 

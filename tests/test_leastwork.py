@@ -97,3 +97,23 @@ def test_refuses_what_it_cannot_measure(tmp_path, linkpass, leastwork):
     proc = run([leastwork, notelf, tmp_path / "o"], check=False)
     assert proc.returncode == 2 and "not an ELF64 x86_64 file" in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("cf", ["none", "branch"])
+def test_kernel_layout(tmp_path, linkpass, leastwork, cf):
+    """Kernel addresses (0xffffffff81000000 up) and the table between
+    __start_mcount_loc and __stop_mcount_loc, as in the kernel test."""
+    from lptest import link_driver, require_tools, write
+    from test_driver import (KERNEL_CFLAGS, KERNEL_LDS, KERNEL_TABLE_OPTS,
+                             LINKERS, kernel_objects)
+    require_tools("gcc", "ld", "as")
+    lds = write(tmp_path / "kernel.lds", KERNEL_LDS)
+    objs = kernel_objects(tmp_path, "gcc",
+                          [*KERNEL_CFLAGS, f"-fcf-protection={cf}"])
+    out = tmp_path / "vmlinux"
+    link_driver(out, [*LINKERS["bfd"], "-T", lds, *objs], "--keep-relocs",
+                *KERNEL_TABLE_OPTS, linkpass=linkpass)
+    kept = len(linkpass.dump(out, *KERNEL_TABLE_OPTS))
+    assert kept >= 6
+    got = run([leastwork, "-c", "-t", out]).stdout.split()
+    assert got[0] == str(kept) and got[2] == "0", got
