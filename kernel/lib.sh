@@ -237,9 +237,14 @@ incremental() {
 #          before 6.12.y only sorttable
 #   ours:  linkpass scan of each image the build scanned + sorttable (no -s)
 #          + linkpass check vmlinux
+#   least: bench/leastwork -c on the same images and -c -t on vmlinux, in
+#          the same rounds: the least work that keeps the same entries
+#          (docs/benchmarks.md); pl_least_diff counts the entries of our
+#          vmlinux table it does not find in place (0 when it agrees)
 postlink_cost() {
 	local v=$1 tc=$2 reps=$3 sb lb nm r t0 t1 t2 t3 img tmp
-	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=()
+	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=() lw=() lwc=()
+	local least_failed=0
 	sb=$(bdir_of "$v" "$tc" stock)
 	lb=$(bdir_of "$v" "$tc" lp)
 	nm=$(nm_of "$tc")
@@ -278,6 +283,19 @@ postlink_cost() {
 		lst+=("$(ms "$t1" "$t2")")
 		lck+=("$(ms "$t2" "$t3")")
 		lt+=("$(ms "$t0" "$t3")")
+
+		# a yardstick, not an assertion: a failure is reported, not fatal
+		stamp t0
+		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
+			"$leastwork" -c "${img%.mcount.o}" "$tmp/least.o" >/dev/null ||
+				least_failed=1
+		done
+		stamp t1
+		pl_least_diff=$("$leastwork" -c -t "$tmp/lp.vmlinux" | awk '{ print $3 }') ||
+			least_failed=1
+		stamp t2
+		lw+=("$(ms "$t0" "$t1")")
+		lwc+=("$(ms "$t1" "$t2")")
 	done
 	pl_scans=$(find "$lb" -maxdepth 1 -name '.tmp_vmlinux*.mcount.o' | wc -l)
 	pl_stock_ms=$(median "${st[@]}")
@@ -287,5 +305,8 @@ postlink_cost() {
 	pl_lp_scans=$(median "${lsc[@]}")
 	pl_lp_sort=$(median "${lst[@]}")
 	pl_lp_check=$(median "${lck[@]}")
+	pl_least_scans=$(median "${lw[@]}")
+	pl_least_check=$(median "${lwc[@]}")
+	[ "$least_failed" = 0 ] || pl_least_diff="unknown (leastwork failed: see the output above)"
 	rm -rf "$tmp"
 }

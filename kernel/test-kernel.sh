@@ -81,6 +81,10 @@ else
 	cp "$repo/linkpass/linkpass" "$cache/bin/linkpass"
 fi
 lp=$cache/bin/linkpass
+# the least-work yardstick of the post-link comparison (bench/leastwork.c)
+make -s -C "$repo" build/bench/leastwork
+cp "$repo/build/bench/leastwork" "$cache/bin/leastwork"
+leastwork=$cache/bin/leastwork
 res=$cache/results
 for v in $versions; do
 	unpack_trees "$v"
@@ -150,6 +154,7 @@ run_pair() {
 	say "[$v $tc] incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
 	say "[$v $tc] vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
 	say "[$v $tc] post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$(sum "$pl_lp_scans" "$pl_lp_check")" "$pl_stock_ms")"
+	say "[$v $tc] least work (bench/leastwork -c), same rounds: $pl_scans scans + check $(sum "$pl_least_scans" "$pl_least_check") ms ($pl_least_scans + $pl_least_check), / stock $(ratio "$(sum "$pl_least_scans" "$pl_least_check")" "$pl_stock_ms"); ours / least work $(ratio "$(sum "$pl_lp_scans" "$pl_lp_check")" "$(sum "$pl_least_scans" "$pl_least_check")"); entries of our table it does not find: $pl_least_diff"
 	[ "$reuse" != 1 ] || say "[$v $tc] (LINKPASS_KERNEL_REUSE: 'full' times are of existing build dirs)"
 
 	local result=ok
