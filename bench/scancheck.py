@@ -126,60 +126,71 @@ def measure(size, a, tools, tmp):
                 rss=rss)
 
 
+def md_table(cols, rows):
+    """Markdown lines: COLS is [(header, printf format)], ROWS value tuples."""
+    lines = ["| " + " | ".join(h for h, _ in cols) + " |",
+             "|---:" * len(cols) + "|"]
+    for vals in rows:
+        lines.append("| " + " | ".join(f % v for (_, f), v in zip(cols, vals))
+                     + " |")
+    return lines
+
+
 def table(rows, tools):
-    lines = ["| units | floor (ms) | scan (ms) | scan / floor | scan -j1 (ms) | "
-             "scan -j1 / floor | floor (M Ir) | scan -j1 (M Ir) | Ir ratio | "
-             "floor2 (ms) | check (ms) | check / floor2 | check -j1 / floor2 | "
-             "check -j1 Ir ratio | scan peak RSS (MB) | floor peak RSS (MB) | "
-             "floor bytes + output (MB) |",
-             "|---:" * 17 + "|"]
-    for r in rows:
-        m, i = r["med"], r["ir"]
-        lines.append(
-            "| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
-                r["size"], m["floor"], m["scan:new"], m["scan:new"] / m["floor"],
-                m["scan-j1:new"], m["scan-j1:new"] / m["floor"],
-                i["floor"] / 1e6, i["scan-j1:new"] / 1e6,
-                i["scan-j1:new"] / i["floor"], m["floor2"], m["check:new"],
-                m["check:new"] / m["floor2"], m["check-j1:new"] / m["floor2"],
-                i["check-j1:new"] / i["floor2"], r["rss"]["scan:new"] / 1024,
-                r["rss"]["floor"] / 1024, (r["rb"] + r["out"]) / 2**20))
+    lines = md_table(
+        [("units", "%d"), ("floor (ms)", "%.1f"), ("scan (ms)", "%.1f"),
+         ("scan / floor", "%.2f"), ("scan -j1 (ms)", "%.1f"),
+         ("scan -j1 / floor", "%.2f"), ("floor (M Ir)", "%.2f"),
+         ("scan -j1 (M Ir)", "%.2f"), ("Ir ratio", "%.1f"),
+         ("floor2 (ms)", "%.1f"), ("check (ms)", "%.1f"),
+         ("check / floor2", "%.2f"), ("check -j1 / floor2", "%.2f"),
+         ("check -j1 Ir ratio", "%.1f"), ("scan peak RSS (MB)", "%.1f"),
+         ("floor peak RSS (MB)", "%.1f"),
+         ("floor bytes + output (MB)", "%.1f")],
+        [(r["size"], m["floor"], m["scan:new"], m["scan:new"] / m["floor"],
+          m["scan-j1:new"], m["scan-j1:new"] / m["floor"],
+          i["floor"] / 1e6, i["scan-j1:new"] / 1e6,
+          i["scan-j1:new"] / i["floor"], m["floor2"], m["check:new"],
+          m["check:new"] / m["floor2"], m["check-j1:new"] / m["floor2"],
+          i["check-j1:new"] / i["floor2"], r["rss"]["scan:new"] / 1024,
+          r["rss"]["floor"] / 1024, (r["rb"] + r["out"]) / 2**20)
+         for r in rows for m, i in [(r["med"], r["ir"])]])
     if "ref" in tools:
-        lines += ["", "The linkpass before the change, in the same runs:", "",
-                  "| units | scan before (ms) | scan now (ms) | scan -j1 before (ms) | "
-                  "scan -j1 now (ms) | check before (ms) | check now (ms) | "
-                  "scan -j1 before (M Ir) | now (M Ir) | "
-                  "check -j1 before (M Ir) | now (M Ir) |",
-                  "|---:" * 11 + "|"]
-        for r in rows:
-            m, i = r["med"], r["ir"]
-            lines.append("| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |" % (
-                r["size"], m["scan:ref"], m["scan:new"],
-                m["scan-j1:ref"], m["scan-j1:new"],
-                m["check:ref"], m["check:new"],
-                i["scan-j1:ref"] / 1e6, i["scan-j1:new"] / 1e6,
-                i["check-j1:ref"] / 1e6, i["check-j1:new"] / 1e6))
+        lines += ["", "The linkpass before the change, in the same runs:", ""]
+        lines += md_table(
+            [("units", "%d"), ("scan before (ms)", "%.1f"),
+             ("scan now (ms)", "%.1f"), ("scan -j1 before (ms)", "%.1f"),
+             ("scan -j1 now (ms)", "%.1f"), ("check before (ms)", "%.1f"),
+             ("check now (ms)", "%.1f"), ("scan -j1 before (M Ir)", "%.2f"),
+             ("now (M Ir)", "%.2f"), ("check -j1 before (M Ir)", "%.2f"),
+             ("now (M Ir)", "%.2f")],
+            [(r["size"], m["scan:ref"], m["scan:new"],
+              m["scan-j1:ref"], m["scan-j1:new"],
+              m["check:ref"], m["check:new"],
+              i["scan-j1:ref"] / 1e6, i["scan-j1:new"] / 1e6,
+              i["check-j1:ref"] / 1e6, i["check-j1:new"] / 1e6)
+             for r in rows for m, i in [(r["med"], r["ir"])]])
     lines += ["", "Against the least work (`bench/leastwork -c`, two threads; "
-              "`-c -t` for check):", "",
-              "| units | least work without the code read (ms) | / floor | "
-              "least work (ms) | least work / floor | scan (ms) | "
-              "scan / least work | least check (ms) | least check / floor2 | "
-              "check (ms) | check / least check | least work (M Ir) | "
-              "scan -j1 / least work (Ir) | least work peak RSS (MB) | "
-              "its ratio to the floor's bytes + output |",
-              "|---:" * 15 + "|"]
-    for r in rows:
-        m, i = r["med"], r["ir"]
-        lines.append(
-            "| %d | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.1f | %.2f | %.2f | %.1f | %.1f | %.2f |" % (
-                r["size"], m["least-nocode"], m["least-nocode"] / m["floor"],
-                m["least"], m["least"] / m["floor"],
-                m["scan:new"], m["scan:new"] / m["least"],
-                m["leastcheck"], m["leastcheck"] / m["floor2"],
-                m["check:new"], m["check:new"] / m["leastcheck"],
-                i["least"] / 1e6, i["scan-j1:new"] / i["least"],
-                r["rss"]["least"] / 1024,
-                r["rss"]["least"] * 1024 / (r["rb"] + r["out"])))
+              "`-c -t` for check):", ""]
+    lines += md_table(
+        [("units", "%d"), ("least work without the code read (ms)", "%.1f"),
+         ("/ floor", "%.2f"), ("least work (ms)", "%.1f"),
+         ("least work / floor", "%.2f"), ("scan (ms)", "%.1f"),
+         ("scan / least work", "%.2f"), ("least check (ms)", "%.1f"),
+         ("least check / floor2", "%.2f"), ("check (ms)", "%.1f"),
+         ("check / least check", "%.2f"), ("least work (M Ir)", "%.2f"),
+         ("scan -j1 / least work (Ir)", "%.1f"),
+         ("least work peak RSS (MB)", "%.1f"),
+         ("its ratio to the floor's bytes + output", "%.2f")],
+        [(r["size"], m["least-nocode"], m["least-nocode"] / m["floor"],
+          m["least"], m["least"] / m["floor"],
+          m["scan:new"], m["scan:new"] / m["least"],
+          m["leastcheck"], m["leastcheck"] / m["floor2"],
+          m["check:new"], m["check:new"] / m["leastcheck"],
+          i["least"] / 1e6, i["scan-j1:new"] / i["least"],
+          r["rss"]["least"] / 1024,
+          r["rss"]["least"] * 1024 / (r["rb"] + r["out"]))
+         for r in rows for m, i in [(r["med"], r["ir"])]])
     return "\n".join(lines) + "\n"
 
 
