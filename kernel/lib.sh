@@ -307,6 +307,9 @@ postlink_cost() {
 	pl_lp_check=$(median "${lck[@]}")
 	pl_least_scans=$(median "${lw[@]}")
 	pl_least_check=$(median "${lwc[@]}")
+	# the totals the two lines compare: scans + check, each way
+	pl_lp_scans_check=$(sum "$pl_lp_scans" "$pl_lp_check")
+	pl_least_ms=$(sum "$pl_least_scans" "$pl_least_check")
 	[ "$least_failed" = 0 ] || pl_least_diff="unknown (leastwork failed: see the output above)"
 	rm -rf "$tmp"
 }
