@@ -84,6 +84,13 @@ static unsigned int a64_padding_len(const uint8_t *p, uint64_t avail)
 	return insn == A64_NOP || insn == 0 ? A64_INSN_LEN : 0;
 }
 
+/* The nop of a patchable pad: "nop" only. */
+static unsigned int a64_pad_nop_len(const uint8_t *p, uint64_t avail)
+{
+	return avail >= A64_INSN_LEN && a64_insn(p) == A64_NOP ?
+	       A64_INSN_LEN : 0;
+}
+
 /* bl imm26, for the byte-level audit. */
 static unsigned int a64_direct_call(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target)
@@ -130,6 +137,7 @@ const struct arch arch_aarch64 = {
 	.call_len = a64_call_len,
 	.entry_prefix = a64_entry_prefix,
 	.padding_len = a64_padding_len,
+	.pad_nop_len = a64_pad_nop_len,
 	.direct_call = a64_direct_call,
 	.prologue_ok = a64_prologue_ok,
 	.call_insn = "bl",

@@ -109,6 +109,14 @@ static unsigned int rv_padding_len(const uint8_t *p, uint64_t avail)
 	return 0;
 }
 
+/* The nop of a patchable pad: "nop", or "c.nop" with RVC. */
+static unsigned int rv_pad_nop_len(const uint8_t *p, uint64_t avail)
+{
+	if (avail >= 4 && rv_insn(p) == RV_NOP)
+		return 4;
+	return avail >= 2 && rv_half(p) == RV_C_NOP ? 2 : 0;
+}
+
 /* jal ra, for the byte-level audit. */
 static unsigned int rv_direct_call(const uint8_t *p, uint64_t avail,
 				   uint64_t addr, uint64_t *target)
@@ -169,6 +177,7 @@ const struct arch arch_riscv64 = {
 	.call_len = rv_call_len,
 	.entry_prefix = rv_entry_prefix,
 	.padding_len = rv_padding_len,
+	.pad_nop_len = rv_pad_nop_len,
 	.direct_call = rv_direct_call,
 	.prologue_ok = rv_prologue_ok,
 	.call_insn = "call (auipc ra + jalr ra, or jal ra)",

@@ -133,6 +133,14 @@ static unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
 	return len <= avail ? len : 0;
 }
 
+/* The nop of a patchable pad: any nop form, not int3 or zeros. */
+static unsigned int x86_pad_nop_len(const uint8_t *p, uint64_t avail)
+{
+	if (!avail || p[0] == X86_OP_INT3 || p[0] == 0x00)
+		return 0;
+	return x86_padding_len(p, avail);
+}
+
 /*
  * 32-bit assemblers also pad with "lea 0(%esi),%esi"-style no-ops and
  * "mov %esi,%esi".
@@ -314,6 +322,7 @@ const struct arch arch_x86_64 = {
 	.call_len = x86_call_len,
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = x86_padding_len,
+	.pad_nop_len = x86_pad_nop_len,
 	.direct_call = x86_direct_call,
 	.reloc_ref = x86_64_reloc_ref,
 	.next_branch = x86_next_branch,
@@ -332,6 +341,7 @@ const struct arch arch_i386 = {
 	.call_len = x86_call_len,
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = i386_padding_len,
+	.pad_nop_len = x86_pad_nop_len,
 	.direct_call = x86_direct_call,
 	.reloc_ref = i386_reloc_ref,
 	.next_branch = x86_next_branch,

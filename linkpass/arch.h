@@ -97,6 +97,11 @@ struct arch {
 	/* Length of one padding instruction (nop forms, int3) at @p, or 0. */
 	unsigned int (*padding_len)(const uint8_t *p, uint64_t avail);
 	/*
+	 * Length of one nop of a -fpatchable-function-entry pad at @p, or
+	 * 0: a real nop only (padding_len() also takes zeros and int3).
+	 */
+	unsigned int (*pad_nop_len)(const uint8_t *p, uint64_t avail);
+	/*
 	 * A direct call instruction at @p (loaded at @addr, @avail bytes
 	 * readable): its length, and its destination in *@target; 0 when
 	 * @p holds no direct call.  For the byte-level audit, which has no

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "patchable.h"
 #include "util.h"
 
 /* Addresses of the defined mcount symbols; -1 when none is defined. */
@@ -78,22 +79,53 @@ static bool entry_call(struct image *im, const struct func *fn,
 	return true;
 }
 
+/*
+ * The pad of -fpatchable-function-entry=N,M around @fn, if it has one:
+ * M nops that end at its start and N - M after its landing pad.  The
+ * site is the pad's first nop, as the compiler lists it.
+ */
+static bool entry_pad(struct image *im, const struct scan_opts *o,
+		      const struct func *fn, struct site *s)
+{
+	struct section *sec = &im->secs[fn->shndx];
+	uint64_t first;
+
+	if (sec->sh.sh_type == SHT_NOBITS || (sec->sh.sh_flags & SHF_COMPRESSED) ||
+	    !image_section_bytes(im, sec))
+		return false;
+	first = pad_entry(im, sec, fn);
+	if (o->pad_m && !pad_run_back(im, sec, fn->start, o->pad_m, &first))
+		return false;
+	if (!pad_fits(im, o, sec, fn, first))
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->addr = first;
+	s->shndx = fn->shndx;
+	s->form = CALL_NONE;
+	s->verdict = SITE_KEPT;
+	s->entry_style = 1;
+	return true;
+}
+
 int audit_sites(struct image *im, const struct scan_opts *o,
 		struct scan_result *r)
 {
 	uint64_t targets[8];
 	uint8_t *traced;
-	size_t nt, i;
+	size_t nt = 0, i;
 
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the byte-level audit needs the function symbols (use the unstripped or debug image)");
-	if (im->arch->prologue_ok)
+	if (o->patchable && !o->pad_n)
+		return lp_error(im->path, "options",
+				"byte-level audit of patchable entries: give the pad's geometry, --patchable-entries=N,M as in -fpatchable-function-entry=N,M");
+	if (!o->patchable && im->arch->prologue_ok)
 		return lp_error(im->path, "ELF header",
-				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function",
+				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function (kernels there use --patchable-entries=N,M)",
 				im->arch->name);
-	if (mcount_targets(im, o, targets, 8, &nt) < 0)
+	if (!o->patchable && mcount_targets(im, o, targets, 8, &nt) < 0)
 		return -1;
 	funcs_build(im, &r->funcs);
 	traced = xcalloc(im->nsecs, 1);
@@ -112,7 +144,8 @@ int audit_sites(struct image *im, const struct scan_opts *o,
 		    r->funcs.v[i - 1].start == fn->start)
 			continue;	/* an alias of the function before */
 		r->stats.calls++;
-		if (entry_call(im, fn, targets, nt, &s))
+		if (o->patchable ? entry_pad(im, o, fn, &s) :
+		    entry_call(im, fn, targets, nt, &s))
 			r->kept[r->nkept++] = s;
 	}
 	r->stats.verdicts[SITE_KEPT] = r->nkept;

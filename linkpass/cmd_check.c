@@ -186,8 +186,14 @@ static int find_sites(struct options *o, struct image *im,
 {
 	if (!o->byte_audit)
 		return scan_image(im, &o->scan, r);
-	printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n",
-	       o->image, o->scan.mcount_syms[0]);
+	if (o->scan.patchable)
+		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n",
+		       o->image, o->scan.pad_n, o->scan.pad_m,
+		       o->scan.pad_n - o->scan.pad_m, o->scan.pad_n,
+		       o->scan.pad_m);
+	else
+		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n",
+		       o->image, o->scan.mcount_syms[0]);
 	return audit_sites(im, &o->scan, r);
 }
 

@@ -207,6 +207,16 @@ void image_release_globals(const struct image *im);
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 
 struct section *image_find_section(struct image *im, const char *name);
+/*
+ * The address of @s's first byte as sites and functions are counted:
+ * its sh_addr in a linked image, 0 in a relocatable object, where they
+ * are section offsets.
+ */
+static inline uint64_t image_section_base(const struct image *im,
+					  const struct section *s)
+{
+	return im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
+}
 /* The allocated section whose address range holds @addr, or NULL. */
 struct section *image_section_at(struct image *im, uint64_t addr);
 /* A defined symbol by name (first match), or NULL. */

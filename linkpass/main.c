@@ -33,8 +33,11 @@ static const char usage_text[] =
 "  --trace-section=GLOB     also trace sections matching GLOB (repeatable)\n"
 "  --no-trace-section=GLOB  never trace sections matching GLOB (repeatable)\n"
 "  -j, --threads=N          relocation scan threads (default: one per CPU for big images)\n"
-"  --patchable-entries      sites are the entries of __patchable_function_entries\n"
-"                           (-fpatchable-function-entry), not mcount calls\n"
+"  --patchable-entries[=N[,M]]\n"
+"                           sites are the entries of __patchable_function_entries\n"
+"                           (-fpatchable-function-entry), not mcount calls; with\n"
+"                           N,M each must start a pad of N nops, M before the\n"
+"                           entry (required by check --byte-audit)\n"
 "check also accepts --anchor, so that one option list serves scan and check.\n"
 "exit status: 0 ok, 1 check found differences, 2 error\n";
 
@@ -111,7 +114,7 @@ static const struct option long_opts[] = {
 	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "allow-zeroed", no_argument, NULL, OPT_ALLOW_ZEROED },
 	{ "byte-audit", no_argument, NULL, OPT_BYTE_AUDIT },
-	{ "patchable-entries", no_argument, NULL, OPT_PATCHABLE },
+	{ "patchable-entries", optional_argument, NULL, OPT_PATCHABLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -170,6 +173,28 @@ static bool parse_long(const char *s, long min, long *out)
 	if (!*s || *end || v < min)
 		return false;
 	*out = v;
+	return true;
+}
+
+/* "N" or "N,M", as -fpatchable-function-entry takes them. */
+static bool parse_pad(const char *s, struct scan_opts *so)
+{
+	char *end;
+	unsigned long n, m = 0;
+
+	n = strtoul(s, &end, 10);
+	if (end == s || (*end && *end != ','))
+		return false;
+	if (*end) {
+		s = end + 1;
+		m = strtoul(s, &end, 10);
+		if (end == s || *end)
+			return false;
+	}
+	if (!n || n > 64 || m > n)
+		return false;
+	so->pad_n = (unsigned int)n;
+	so->pad_m = (unsigned int)m;
 	return true;
 }
 
@@ -245,6 +270,10 @@ static enum parsed apply_option(const struct command *cmd, int c,
 		break;
 	case OPT_PATCHABLE:
 		o->scan.patchable = true;
+		if (arg && !parse_pad(arg, &o->scan))
+			return usage_error(cmd->name,
+					   "bad --patchable-entries '%s' (N or N,M with 0 <= M <= N, as in -fpatchable-function-entry)",
+					   arg);
 		break;
 	case OPT_FSYNC:
 		out_fsync = true;

@@ -6,16 +6,23 @@
  * absolute address per function.  The linker concatenates those lists,
  * with the same faults as per-object __mcount_loc tables: entries for
  * overridden weak functions, no order.  With -q the image keeps the
- * list's relocations, and each entry's address is S + A of one.
+ * list's relocations, and each entry's address is S + A of one; in a
+ * relocatable object (a module's .ko) S + A names a section and an
+ * offset, which is how sites of an object are counted.
  *
  * A listed address is a site when it is in a traced section and
  *   - at a live function's entry, after an optional entry prefix
  *     (endbr64, bti c), or
  *   - in the run of nops that ends at a live function's entry (the M
  *     nops placed before the symbol);
- * and it must hold a nop (arch->padding_len): a listed address that
+ * and it must hold a nop (arch->pad_nop_len): a listed address that
  * does not is an error, as is any relocation other than the absolute
- * one of the architecture.
+ * one of the architecture.  With the pad's geometry given
+ * (--patchable-entries=N,M), a site must also start exactly such a
+ * pad: M nops ending at the function's start, or none before it and N
+ * after its entry prefix.  A site that does not is an error, since
+ * either the geometry or the compiler is not what the caller said, and
+ * the table would hold addresses ftrace does not expect.
  */
 #include "patchable.h"
 
@@ -28,8 +35,50 @@
 /* How far before an entry the M nops may start (M <= 64 instructions). */
 #define PRE_ENTRY_MAX 256
 
-/* The static relocation section for section @s, or NULL. */
-static struct section *relocs_for(struct image *im, const struct section *s)
+bool pad_run(const struct image *im, const struct section *sec,
+	     uint64_t addr, unsigned int n, uint64_t *end)
+{
+	uint64_t base = image_section_base(im, sec), pos = addr;
+	unsigned int len;
+
+	if (addr < base || addr - base > sec->sh.sh_size)
+		return false;
+	while (n--) {
+		len = im->arch->pad_nop_len(sec->bytes + (pos - base),
+					    base + sec->sh.sh_size - pos);
+		if (!len)
+			return false;
+		pos += len;
+	}
+	*end = pos;
+	return true;
+}
+
+bool pad_run_back(const struct image *im, const struct section *sec,
+		  uint64_t end, unsigned int n, uint64_t *start)
+{
+	uint64_t base = image_section_base(im, sec), pos = end;
+	unsigned int len;
+
+	if (end < base || end - base > sec->sh.sh_size)
+		return false;
+	while (n--) {
+		/* the longest nop first: a c.nop pair is no "nop" */
+		for (len = 4; len; len /= 2)
+			if (pos - base >= len &&
+			    im->arch->pad_nop_len(sec->bytes + (pos - len - base),
+						  len) == len)
+				break;
+		if (!len)
+			return false;
+		pos -= len;
+	}
+	*start = pos;
+	return true;
+}
+
+/* The static relocation section of the list @s, or NULL. */
+static struct section *list_relocs(struct image *im, const struct section *s)
 {
 	size_t i;
 
@@ -43,47 +92,77 @@ static struct section *relocs_for(struct image *im, const struct section *s)
 	return NULL;
 }
 
-/* Does a run of nops from @addr reach the entry of a live function? */
-static bool before_entry(struct image *im, const struct funcs *f,
-			 const struct section *sec, uint64_t addr)
+/* The live function that the nops from @addr run into, or NULL. */
+static const struct func *before_entry(struct image *im, const struct funcs *f,
+				       const struct section *sec, uint64_t addr)
 {
-	uint64_t pos = addr, end = sec->sh.sh_addr + sec->sh.sh_size;
+	uint64_t base = image_section_base(im, sec), pos = addr;
+	uint64_t end = base + sec->sh.sh_size;
 	const struct func *fn;
 	unsigned int n;
 
 	while (pos < end && pos - addr <= PRE_ENTRY_MAX) {
 		fn = funcs_lookup(f, (uint32_t)sec->idx, pos, NULL);
 		if (fn)
-			return fn->start == pos && pos != addr;
-		n = im->arch->padding_len(sec->bytes + (pos - sec->sh.sh_addr),
-					  end - pos);
+			return fn->start == pos && pos != addr ? fn : NULL;
+		n = im->arch->pad_nop_len(sec->bytes + (pos - base), end - pos);
 		if (!n)
-			return false;
+			return NULL;
 		pos += n;
 	}
-	return false;
+	return NULL;
+}
+
+uint64_t pad_entry(const struct image *im, const struct section *sec,
+		   const struct func *fn)
+{
+	uint64_t base = image_section_base(im, sec);
+
+	if (fn->start < base || fn->start - base >= sec->sh.sh_size)
+		return fn->start;
+	return fn->start + im->arch->entry_prefix(sec->bytes + (fn->start - base),
+						  base + sec->sh.sh_size - fn->start);
+}
+
+bool pad_fits(const struct image *im, const struct scan_opts *o,
+	      const struct section *sec, const struct func *fn, uint64_t addr)
+{
+	uint64_t end, entry = pad_entry(im, sec, fn);
+
+	if (o->pad_m) {
+		if (!pad_run(im, sec, addr, o->pad_m, &end) || end != fn->start)
+			return false;
+	} else if (entry != addr) {
+		return false;
+	}
+	return pad_run(im, sec, entry, o->pad_n - o->pad_m, &end);
 }
 
 static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 				     const struct funcs *f,
 				     const struct section *sec,
 				     const struct site *s,
-				     const struct site *prev)
+				     const struct site *prev,
+				     const struct func **live)
 {
 	const struct func *fn;
 
-	if (prev && prev->addr == s->addr)
+	*live = NULL;
+	if (prev && prev->addr == s->addr && prev->shndx == s->shndx)
 		return DROP_DUPLICATE;
 	if (!traced[sec->idx])
 		return DROP_UNTRACED;
 	fn = funcs_lookup(f, (uint32_t)sec->idx, s->addr, NULL);
-	if (!fn)
-		return before_entry(im, f, sec, s->addr) ? SITE_KEPT :
-		       DROP_NO_FUNC;
+	if (!fn) {
+		*live = before_entry(im, f, sec, s->addr);
+		return *live ? SITE_KEPT : DROP_NO_FUNC;
+	}
+	*live = fn;
 	return s->addr == funcs_entry(im, sec, fn, s->addr) ? SITE_KEPT :
 	       DROP_NOT_ENTRY;
 }
 
+/* Sites of an image by address; of an object by section, then offset. */
 static int cmp_addr(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -91,12 +170,83 @@ static int cmp_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int cmp_place(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	return cmp_addr(a, b);
+}
+
+/*
+ * Where relocation @r of the list points: a code section and an
+ * address in it (in an object, a section offset); -1 on bad input.
+ */
+static int entry_target(struct image *im, const struct section *list,
+			enum reloc_layout l, const struct reloc *r,
+			const char *place, struct section **secp,
+			uint64_t *addrp)
+{
+	unsigned int w = im->arch->addr_size;
+	uint64_t off = r->offset - list->sh.sh_addr, addr;
+	const struct symbol *sym;
+	struct section *sec;
+
+	if (r->offset < list->sh.sh_addr || off >= list->sh.sh_size ||
+	    off % w || list->sh.sh_size - off < w)
+		return lp_error(im->path, place,
+				"offset 0x%llx is not an entry of %s",
+				(unsigned long long)r->offset, list->name);
+	if (r->type != im->arch->abs_reloc)
+		return lp_error(im->path, place,
+				"%s: relocation type %u, expected %u (absolute address)",
+				im->arch->name, r->type, im->arch->abs_reloc);
+	if (r->sym >= im->nsyms)
+		return lp_error(im->path, place,
+				"symbol index %llu out of range (%zu symbols)",
+				(unsigned long long)r->sym, im->nsyms);
+	sym = &im->syms[r->sym];
+	if (reloc_has_addend(l)) {
+		addr = sym->value + (uint64_t)r->addend;
+	} else {
+		uint64_t v = 0;
+
+		/* Rel: the linked value, or an object's addend, in place */
+		memcpy(&v, list->bytes + off, w);
+		addr = im->ehdr.e_type == ET_REL ? sym->value + v : v;
+	}
+	if (im->ehdr.e_type == ET_REL)
+		sec = sym->shndx && sym->shndx < im->nsecs ?
+		      &im->secs[sym->shndx] : NULL;
+	else
+		sec = image_section_at(im, addr);
+	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
+	    sec->sh.sh_type == SHT_NOBITS ||
+	    addr - image_section_base(im, sec) >= sec->sh.sh_size)
+		return lp_error(im->path, place, "0x%llx%s%s is in no code section",
+				(unsigned long long)addr,
+				im->ehdr.e_type == ET_REL ? " from symbol " : "",
+				im->ehdr.e_type == ET_REL ? sym->name : "");
+	if (!image_section_bytes(im, sec))
+		return -1;
+	if (!im->arch->pad_nop_len(sec->bytes + (addr - image_section_base(im, sec)),
+				   image_section_base(im, sec) + sec->sh.sh_size - addr))
+		return lp_error(im->path, place,
+				"%s: 0x%llx (%s+0x%llx) holds no nop",
+				im->arch->name, (unsigned long long)addr,
+				sec->name,
+				(unsigned long long)(addr - image_section_base(im, sec)));
+	*secp = sec;
+	*addrp = addr;
+	return 0;
+}
+
 /* Every listed address, as a candidate site; -1 on bad input. */
 static int read_entries(struct image *im, const struct section *list,
 			struct site **out, size_t *n)
 {
-	struct section *rsec = relocs_for(im, list), *sec;
-	unsigned int w = im->arch->addr_size;
+	struct section *rsec = list_relocs(im, list), *sec = NULL;
 	enum reloc_layout l;
 	struct relocs rel;
 	char place[160];
@@ -104,12 +254,14 @@ static int read_entries(struct image *im, const struct section *list,
 
 	if (!rsec)
 		return lp_error(im->path, list->name,
+				im->ehdr.e_type == ET_REL ?
+				"no relocation section: an object's list entries must be relocated" :
 				"no relocations kept for it; link the image with -q (--emit-relocs)");
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
 	l = reloc_layout_of(im, rsec);
 	/* a list of size 0 has no bytes: its first relocation is refused
-	 * below as not an entry */
+	 * as not an entry */
 	if (!reloc_has_addend(l) &&
 	    !image_section_bytes(im, (struct section *)list))
 		return -1;
@@ -117,49 +269,13 @@ static int read_entries(struct image *im, const struct section *list,
 	*n = 0;
 	for (i = 0; i < rel.count; i++) {
 		struct site *s = &(*out)[*n];
-		uint64_t off, addr;
 		struct reloc r;
+		uint64_t addr = 0;
 
 		reloc_get(l, rel.base, i, &r);
 		snprintf(place, sizeof(place), "%s entry %zu", rsec->name, i);
-		off = r.offset - list->sh.sh_addr;
-		if (r.offset < list->sh.sh_addr || off >= list->sh.sh_size ||
-		    off % w || list->sh.sh_size - off < w)
-			return lp_error(im->path, place,
-					"offset 0x%llx is not an entry of %s",
-					(unsigned long long)r.offset, list->name);
-		if (r.type != im->arch->abs_reloc)
-			return lp_error(im->path, place,
-					"%s: relocation type %u, expected %u (absolute address)",
-					im->arch->name, r.type, im->arch->abs_reloc);
-		if (r.sym >= im->nsyms)
-			return lp_error(im->path, place,
-					"symbol index %llu out of range (%zu symbols)",
-					(unsigned long long)r.sym, im->nsyms);
-		addr = im->syms[r.sym].value;
-		if (reloc_has_addend(l)) {
-			addr += (uint64_t)r.addend;
-		} else {
-			uint64_t v = 0;
-
-			memcpy(&v, list->bytes + off, w);
-			addr = v;	/* Rel: the linked value is in place */
-		}
-		sec = image_section_at(im, addr);
-		if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
-		    sec->sh.sh_type == SHT_NOBITS)
-			return lp_error(im->path, place,
-					"0x%llx is in no code section",
-					(unsigned long long)addr);
-		if (!image_section_bytes(im, sec))
+		if (entry_target(im, list, l, &r, place, &sec, &addr) < 0)
 			return -1;
-		if (!im->arch->padding_len(sec->bytes + (addr - sec->sh.sh_addr),
-					   sec->sh.sh_addr + sec->sh.sh_size - addr))
-			return lp_error(im->path, place,
-					"%s: 0x%llx (%s+0x%llx) holds no nop",
-					im->arch->name, (unsigned long long)addr,
-					sec->name,
-					(unsigned long long)(addr - sec->sh.sh_addr));
 		memset(s, 0, sizeof(*s));
 		s->addr = addr;
 		s->shndx = (uint32_t)sec->idx;
@@ -171,23 +287,64 @@ static int read_entries(struct image *im, const struct section *list,
 	return 0;
 }
 
+/* Judge every candidate, keeping r->kept in (section, address) order. */
+static int judge_all(struct image *im, const struct scan_opts *o,
+		     struct site *cand, size_t n, struct scan_result *r)
+{
+	const struct func *fn;
+	uint8_t *traced;
+	size_t i;
+
+	traced = xcalloc(im->nsecs, 1);
+	for (i = 1; i < im->nsecs; i++)
+		traced[i] = policy_traced(&o->policy, im->secs[i].name);
+	r->kept = cand;		/* compacted in place */
+	r->dropped = xmalloc((n ? n : 1) * sizeof(*r->dropped));
+	for (i = 0; i < n; i++) {
+		struct site s = cand[i];
+		const struct section *sec = &im->secs[s.shndx];
+
+		s.verdict = (uint8_t)judge_entry(im, traced, &r->funcs, sec, &s,
+						 r->nkept ? &r->kept[r->nkept - 1] :
+						 NULL, &fn);
+		if (s.verdict == SITE_KEPT && o->pad_n &&
+		    !pad_fits(im, o, sec, fn, s.addr)) {
+			free(traced);
+			return lp_error(im->path, sec->name,
+					"entry 0x%llx of %s does not start a pad of %u nops with %u before the entry (--patchable-entries=%u,%u): the code was compiled with another -fpatchable-function-entry",
+					(unsigned long long)s.addr,
+					fn->sym->name, o->pad_n, o->pad_m,
+					o->pad_n, o->pad_m);
+		}
+		r->stats.verdicts[s.verdict]++;
+		if (s.verdict == SITE_KEPT)
+			r->kept[r->nkept++] = s;
+		else
+			r->dropped[r->ndropped++] = s;
+	}
+	free(traced);
+	return 0;
+}
+
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r)
 {
 	const struct section *list;
 	struct site *cand = NULL;
-	uint8_t *traced;
-	size_t n = 0, i;
+	size_t n = 0;
 	uint64_t t0;
 
 	memset(r, 0, sizeof(*r));
-	if (im->ehdr.e_type == ET_REL)
-		return lp_error(im->path, "ELF header",
-				"--patchable-entries is for linked images");
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the image is stripped; scan the unstripped link output");
 	list = image_find_section(im, PATCHABLE_SECTION);
+	/*
+	 * An object without a list has nothing to trace (a module whose
+	 * only code is notrace); an image without one was linked wrong.
+	 */
+	if (!list && im->ehdr.e_type == ET_REL)
+		return 0;
 	if (!list || list->sh.sh_type == SHT_NOBITS)
 		return lp_error(im->path, PATCHABLE_SECTION,
 				"no such section: compile with -fpatchable-function-entry and keep the section in every link");
@@ -200,44 +357,30 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	r->stats.ns_symbols = now_ns() - t0;
 
 	t0 = now_ns();
-	if (read_entries(im, list, &cand, &n) < 0) {
-		free(cand);
-		scan_result_free(r);
-		return -1;
-	}
+	if (read_entries(im, list, &cand, &n) < 0)
+		goto out_free;
 	r->stats.relsecs = 1;
 	r->stats.relocs = r->stats.refs = r->stats.calls = n;
 	r->stats.threads = 1;
 	r->stats.ns_relocs = now_ns() - t0;
 
 	t0 = now_ns();
-	qsort(cand, n, sizeof(*cand), cmp_addr);
-	traced = xcalloc(im->nsecs, 1);
-	for (i = 1; i < im->nsecs; i++)
-		traced[i] = policy_traced(&o->policy, im->secs[i].name);
-	r->kept = cand;		/* compacted in place */
-	r->dropped = xmalloc((n ? n : 1) * sizeof(*r->dropped));
-	for (i = 0; i < n; i++) {
-		struct site s = cand[i];
-
-		s.verdict = (uint8_t)judge_entry(im, traced, &r->funcs,
-						 &im->secs[s.shndx], &s,
-						 r->nkept ? &r->kept[r->nkept - 1] :
-						 NULL);
-		r->stats.verdicts[s.verdict]++;
-		if (s.verdict == SITE_KEPT)
-			r->kept[r->nkept++] = s;
-		else
-			r->dropped[r->ndropped++] = s;
+	qsort(cand, n, sizeof(*cand),
+	      im->ehdr.e_type == ET_REL ? cmp_place : cmp_addr);
+	if (judge_all(im, o, cand, n, r) < 0) {
+		cand = NULL;	/* r->kept owns it now */
+		goto out_free;
 	}
-	free(traced);
 	r->stats.ns_filter = now_ns() - t0;
 	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
 		lp_error(im->path, im->symtab->name,
 			 "no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu patchable entries lie in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
 			 r->stats.verdicts[DROP_NO_FUNC]);
-		scan_result_free(r);
-		return -1;
+		goto out_free;
 	}
 	return 0;
+out_free:
+	free(cand);
+	scan_result_free(r);
+	return -1;
 }

@@ -16,4 +16,24 @@
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r);
 
+/*
+ * A run of @n pad nops in @sec from @addr (an address, or in an object
+ * a section offset): true with its end in *@end.  pad_run_back() walks
+ * back from @end instead, its start in *@start.  @sec's bytes must be
+ * loaded.
+ */
+bool pad_run(const struct image *im, const struct section *sec,
+	     uint64_t addr, unsigned int n, uint64_t *end);
+bool pad_run_back(const struct image *im, const struct section *sec,
+		  uint64_t end, unsigned int n, uint64_t *start);
+/* Where @fn's pad after the entry begins: past its landing pad, if any. */
+uint64_t pad_entry(const struct image *im, const struct section *sec,
+		   const struct func *fn);
+/*
+ * Does @addr start the pad of @fn that o->pad_n and o->pad_m describe:
+ * M nops that end at its start, N - M after pad_entry()?
+ */
+bool pad_fits(const struct image *im, const struct scan_opts *o,
+	      const struct section *sec, const struct func *fn, uint64_t addr);
+
 #endif

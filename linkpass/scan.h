@@ -62,6 +62,14 @@ struct scan_opts {
 	 * (patchable.c).
 	 */
 	bool patchable;
+	/*
+	 * With patchable, the pad's geometry when given
+	 * (--patchable-entries=N,M: N nops, M of them before the entry;
+	 * pad_n 0: not given).  Each kept entry must then lie where it
+	 * puts the pad's first nop, and the byte-level audit looks for
+	 * exactly such pads.
+	 */
+	unsigned int pad_n, pad_m;
 	/* Also find each section's anchor candidate (r->anchors). */
 	bool anchors;
 	/* Also look up the table's bound symbols (check), or NULL. */

@@ -10,7 +10,8 @@ import re
 import pytest
 
 from lptest import (link_driver, links_taken, require_compiler_ld,
-                    require_tools, run, section_headers, symbols, write)
+                    require_tools, run, section_data, section_headers,
+                    symbols, write)
 
 PROG = r"""
 #include <stdio.h>
@@ -194,3 +195,179 @@ def test_errors(tmp_path, linkpass):
         "compile with -fpatchable-function-entry and keep the section in "
         "every link\n")
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# Modules (linkpass obj on a .ko) and the byte-level audit of pads, on the
+# geometries the kernels use: arm64 2 (with bti) and 4,2 (CALL_OPS),
+# riscv64 4 (RVC: c.nop) and 2 (no RVC).
+
+# A module-like pair of objects: ld -r with the kernel's module.lds rule
+# for a linkpass build, which keeps the compiler's list unloaded (INFO).
+MODULE_LDS = """SECTIONS {
+	__patchable_function_entries 0 (INFO) : { *(__patchable_function_entries) }
+}
+"""
+
+# (id, compiler, -fpatchable-function-entry, extra flags, nop size)
+PAD_CASES = [
+    ("aarch64-2-bti", "aarch64-linux-gnu-gcc", "2",
+     ("-mbranch-protection=standard",), 4),
+    ("aarch64-4,2", "aarch64-linux-gnu-gcc", "4,2", (), 4),
+    ("riscv64-4-rvc", "riscv64-linux-gnu-gcc", "4", (), 2),
+    ("riscv64-2", "riscv64-linux-gnu-gcc", "2", ("-march=rv64g",), 4),
+]
+
+
+def cross_tool(cc, tool):
+    return cc.replace("-gcc", "-" + tool)
+
+
+def geometry(entry):
+    n, _, m = entry.partition(",")
+    return int(n), int(m or 0)
+
+
+def pad_truth(cc, obj, entry, nop):
+    """{(section, offset)} the table must hold, from the object's symbols:
+    each traced function's value, less M nops, or past its landing pad
+    (bti: 4 bytes) when M is 0."""
+    _, m = geometry(entry)
+    syms = {s["name"]: s for s in symbols(obj) if s["type"] == "FUNC"}
+    truth = set()
+    for name in MODULE_TRACED:
+        s = syms[name]
+        start = s["value"] - m * nop
+        if not m:
+            _, data = section_data(obj, s["section"])
+            if data[s["value"]:s["value"] + 4] == bytes.fromhex("5f2403d5"):
+                start += 4	# past "bti c"
+        truth.add((s["section"], start))
+    return truth
+
+
+MODULE_SRC = PROG.replace("#include <stdio.h>\n", "") \
+    .replace("int main(void)", "int mod_init(void)") \
+    .replace('printf("sum %d\\n", ', "return (").replace("\treturn 0;\n", "")
+MODULE_TRACED = TRACED - {"main"} | {"mod_init"}
+
+
+def build_module(tmp_path, cc, entry, flags):
+    require_tools(cc, cross_tool(cc, "ld"), cross_tool(cc, "readelf"))
+    objs = []
+    for name, src in (("mod.c", MODULE_SRC), ("strong.c", STRONG)):
+        path = write(tmp_path / name, src)
+        obj = path.with_suffix(".o")
+        run([cc, "-O2", f"-fpatchable-function-entry={entry}", *flags,
+             "-c", path, "-o", obj])
+        objs.append(obj)
+    lds = write(tmp_path / "module.lds", MODULE_LDS)
+    ko = tmp_path / "mod.ko"
+    run([cross_tool(cc, "ld"), "-r", "-T", lds, *objs, "-o", ko])
+    return ko
+
+
+def table_places(cc, ko):
+    """{(section, offset)} of the .ko's __mcount_loc, from `readelf -r`."""
+    out = run([cross_tool(cc, "readelf"), "-rW", ko]).stdout
+    part = out.split("Relocation section '.rela__mcount_loc'")
+    assert len(part) == 2, out
+    places = set()
+    for line in part[1].split("\n\n")[0].splitlines():
+        m = re.match(r"^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(\S+)\s*\+\s*([0-9a-f]+)",
+                     line)
+        if m:
+            places.add((m.group(1), int(m.group(2), 16)))
+    return places
+
+
+@pytest.mark.parametrize("cc,entry,flags,nop", [c[1:] for c in PAD_CASES],
+                         ids=[c[0] for c in PAD_CASES])
+def test_module_table_from_list(tmp_path, linkpass, cc, entry, flags, nop):
+    """linkpass obj --patchable-entries=N,M on a module's .ko: its table is
+    the live functions' pads (not the overridden weak body's, not the
+    notrace function's), each where N,M puts it; check agrees; the
+    compiler's list stays unloaded."""
+    ko = build_module(tmp_path, cc, entry, flags)
+    opt = f"--patchable-entries={entry}"
+    status, proc = linkpass.check(ko, opt)
+    assert status == 1 and "no ftrace table" in proc.stdout, proc.stdout
+    assert len(re.findall(r"^missing ", proc.stdout, re.M)) == len(MODULE_TRACED)
+
+    linkpass.run("obj", opt, ko)
+    hdrs = section_headers(ko)
+    assert "A" not in hdrs["__patchable_function_entries"][2], hdrs
+    assert "A" in hdrs["__mcount_loc"][2], hdrs
+    assert table_places(cc, ko) == pad_truth(cc, ko, entry, nop)
+    status, proc = linkpass.check(ko, opt)
+    assert status == 0, proc.stdout
+    assert f"ok: {len(MODULE_TRACED)} table entries" in proc.stdout
+
+
+def test_wrong_geometry_is_an_error(tmp_path, linkpass):
+    """Code built with 4,2 and a caller that says 2: one line naming the
+    entry, its function and the fix; no table written."""
+    ko = build_module(tmp_path, "aarch64-linux-gnu-gcc", "4,2", ())
+    before = ko.read_bytes()
+    proc = linkpass.run("obj", "--patchable-entries=2", ko, check=False)
+    assert proc.returncode == 2
+    assert re.fullmatch(
+        rf"linkpass: {ko}: \.text: entry 0x[0-9a-f]+ of \w+ does not start a "
+        r"pad of 2 nops with 0 before the entry \(--patchable-entries=2,0\): "
+        r"the code was compiled with another -fpatchable-function-entry\n",
+        proc.stderr), proc.stderr
+    assert ko.read_bytes() == before
+
+
+@pytest.mark.parametrize("cc,entry,flags,nop", [c[1:] for c in PAD_CASES],
+                         ids=[c[0] for c in PAD_CASES])
+def test_byte_audit_of_pads(tmp_path, linkpass, cc, entry, flags, nop):
+    """check --byte-audit --patchable-entries=N,M on an image without
+    relocations finds what the relocation-based check finds: the driver's
+    table exact; a table that also lists the dead weak body (the linker's
+    own concatenation) one stale entry."""
+    require_tools(cc, cross_tool(cc, "objcopy"))
+    objs = build(tmp_path, cc, None, entry, flags)
+    opt = f"--patchable-entries={entry}"
+    image = tmp_path / "prog"
+    proc = link_driver(image, objs, opt, "--keep-temps", linkpass=linkpass)
+    # the stable image still has the lists and its relocations
+    stable = re.search(r"temporary files kept in (\S+)", proc.stderr)[1] + \
+        "/.tmp_image2"
+    status, proc = linkpass.check(stable, opt)
+    assert status == 0, proc.stdout
+    norel = tmp_path / "prog.norel"
+    run([cross_tool(cc, "objcopy"), "--remove-relocations=*", image, norel])
+    status, audit = linkpass.check(norel, opt, "--byte-audit")
+    assert status == 0, audit.stdout
+    assert "byte-level audit: no relocations used" in audit.stdout
+    assert audit.stdout.splitlines()[-1].replace(str(norel), "IMG") == \
+        proc.stdout.splitlines()[-1].replace(stable, "IMG")
+
+    # the compiler's own lists as the table: the weak body's entry is stale
+    plain = tmp_path / "plain"
+    run(objs + ["-Wl,-u,__start___patchable_function_entries",
+                "-Wl,-u,__stop___patchable_function_entries", "-o", plain])
+    status, audit = linkpass.check(plain, "--byte-audit", opt,
+                                   "--start-sym=__start___patchable_function_entries",
+                                   "--stop-sym=__stop___patchable_function_entries",
+                                   "--allow-unsorted")
+    assert status == 1, audit.stdout
+    assert "1 stale" in audit.stdout.splitlines()[-1], audit.stdout
+    assert " 0 missing" in audit.stdout.splitlines()[-1], audit.stdout
+
+
+def test_module_without_list(tmp_path, linkpass):
+    """A module whose only code is notrace has no list: obj leaves it as
+    it is and check says there is nothing to trace (6.12's test_module)."""
+    cc = "aarch64-linux-gnu-gcc"
+    require_tools(cc)
+    src = write(tmp_path / "quiet.c", "__attribute__((patchable_function_entry(0, 0))) int f(int x) { return x; }\n")
+    ko = tmp_path / "quiet.ko"
+    run([cc, "-O2", "-fpatchable-function-entry=4,2", "-c", src, "-o", ko])
+    before = ko.read_bytes()
+    proc = linkpass.run("obj", "--patchable-entries=4,2", ko)
+    assert proc.stdout == "" and ko.read_bytes() == before
+    status, proc = linkpass.check(ko, "--patchable-entries=4,2")
+    assert status == 0
+    assert proc.stdout == f"check: {ko}: ok: no call sites and no __mcount_loc section\n"
