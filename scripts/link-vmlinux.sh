@@ -54,9 +54,10 @@ Options:
   --start-sym SYM    table start symbol, passed to check and dump
   --stop-sym SYM     table stop symbol, passed to check and dump
   --stats            pass --stats to linkpass scan and show its report
-  --patchable-entries
+  --patchable-entries[=N,M]
                      the sites are the compiler's -fpatchable-function-entry
-                     list (linkpass --patchable-entries); it stays in every
+                     list (linkpass --patchable-entries[=N,M]: with N,M each
+                     entry must start such a pad); it stays in every
                      link until stable, then one more link discards it
                      (/DISCARD/, INSERT AFTER .text) and must name the same
                      function+offset for every table entry
@@ -166,6 +167,7 @@ while [[ $# -gt 0 ]]; do
 			shift
 		fi
 		;;
+	--patchable-entries) ;;	# an optional =N,M
 	*)
 		[[ -z $inline ]] || usage_error "$opt: takes no argument"
 		;;
@@ -187,7 +189,7 @@ while [[ $# -gt 0 ]]; do
 	--stats) stats=1 ;;
 	--patchable-entries)
 		patchable=1
-		scan_opts+=(--patchable-entries)
+		scan_opts+=("--patchable-entries${inline:+=$value}")
 		;;
 	--driver | --linker)
 		[[ -z $link_kind || $link_kind == "${opt#--}" ]] ||
