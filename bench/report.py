@@ -158,7 +158,7 @@ def scan_tables(scan, cg):
     out = ["#### Scan time against reading the bytes once (wall, median "
            "(min–max) in ms; ratios paired per repetition)\n",
            "`read` reads the code relocation sections once; `read+sym` "
-           "also the symbol and string tables (the floor of issue 10); "
+           "also the symbol and string tables (the floor); "
            "`least work` is `bench/leastwork -c`, the least work that "
            "keeps the same entries and writes as many bytes, on two "
            "threads, with the stripped-objects check's read of the "

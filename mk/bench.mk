@@ -1,7 +1,8 @@
 # Build-time comparison (issue 4): see docs/benchmarks.md.
 #
 #   make bench          five sample sizes, 5 repetitions: CSV and SVG in
-#                       $(BENCH_OUT) (bench/results); takes about an hour
+#                       $(BENCH_OUT) (build/bench/results, not tracked);
+#                       takes about an hour
 #   make bench-quick    two tiny sizes, one repetition, into $(BENCH_QUICK_OUT)
 #                       (build/bench/results-quick; tests/test_bench.py)
 #   BENCH_QUICK=1 make bench   the same as bench-quick
@@ -11,7 +12,7 @@
 # --sizes=50,400 --reps=5 --opt=-O2), BENCH_DOC (the page whose tables a
 # full run rewrites, docs/benchmarks.md; empty: none).
 
-BENCH_OUT   ?= bench/results
+BENCH_OUT   ?= build/bench/results
 BENCH_WORK  ?= /var/tmp/lp-bench/work
 BENCH_ARGS  ?=
 BENCH_QUICK ?= 0
