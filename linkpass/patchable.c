@@ -189,11 +189,13 @@ static int entry_target(struct image *im, const struct section *list,
 			uint64_t *addrp)
 {
 	unsigned int w = im->arch->addr_size;
-	uint64_t off = r->offset - list->sh.sh_addr, addr;
+	/* an object's offsets count from the section, whatever its sh_addr */
+	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : list->sh.sh_addr;
+	uint64_t off = r->offset - base, addr;
 	const struct symbol *sym;
 	struct section *sec;
 
-	if (r->offset < list->sh.sh_addr || off >= list->sh.sh_size ||
+	if (r->offset < base || off >= list->sh.sh_size ||
 	    off % w || list->sh.sh_size - off < w)
 		return lp_error(im->path, place,
 				"offset 0x%llx is not an entry of %s",

@@ -371,3 +371,29 @@ def test_module_without_list(tmp_path, linkpass):
     status, proc = linkpass.check(ko, "--patchable-entries=4,2")
     assert status == 0
     assert proc.stdout == f"check: {ko}: ok: no call sites and no __mcount_loc section\n"
+
+
+def test_stock_module_list_with_an_address(tmp_path, linkpass):
+    """A stock module keeps its list allocated, and ld -r gives that
+    section an address (scripts/module.lds.S names none): the list's
+    offsets still count from the section.  check reads the live entries
+    and, the table being absent, lists them all as missing."""
+    cc = "aarch64-linux-gnu-gcc"
+    require_tools(cc, cross_tool(cc, "ld"))
+    objs = []
+    for name, src in (("mod.c", MODULE_SRC), ("strong.c", STRONG)):
+        path = write(tmp_path / name, src)
+        run([cc, "-O2", "-fpatchable-function-entry=4,2", "-c", path,
+             "-o", path.with_suffix(".o")])
+        objs.append(path.with_suffix(".o"))
+    lds = write(tmp_path / "stock.lds",
+                "SECTIONS { __patchable_function_entries : "
+                "{ *(__patchable_function_entries) } }\n")
+    ko = tmp_path / "stock.ko"
+    run([cross_tool(cc, "ld"), "-r", "-T", lds, *objs, "-o", ko])
+    out = run([cross_tool(cc, "readelf"), "-SW", ko]).stdout
+    assert re.search(r"__patchable_function_entries\s+PROGBITS\s+0*[1-9a-f]", out), out
+    status, proc = linkpass.check(ko, "--patchable-entries=4,2")
+    assert status == 1, proc.stdout
+    assert len(re.findall(r"^missing ", proc.stdout, re.M)) == len(MODULE_TRACED)
+
