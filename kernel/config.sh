@@ -4,24 +4,40 @@
 # kernel/config.sh SRC OBJ [MAKE-ARGS...]
 #
 # Writes OBJ/.config for the real-kernel sample and checks that every
-# wanted symbol stuck.  MAKE-ARGS are passed to every make call (LLVM=1
-# for clang/lld).  Two profiles (LINKPASS_KCONFIG_PROFILE):
+# wanted symbol stuck.  MAKE-ARGS are passed to every make call: ARCH=
+# and CROSS_COMPILE= pick the architecture (x86 when none), LLVM=1
+# clang/lld.  Two profiles (LINKPASS_KCONFIG_PROFILE):
 #
 #   tiny    tinyconfig plus what it takes to boot on QEMU's serial console
-#           from an initramfs and to run the function tracer (dynamic
-#           ftrace, tracefs, kallsyms), with KASLR.  No modules.
+#           from an initramfs and to run the function and function-graph
+#           tracers (dynamic ftrace, tracefs, kallsyms), with KASLR.  No
+#           modules.
 #   distro  tiny plus what distributions ship and the stock build has to
 #           cope with: loadable modules (unload, signed at install and
-#           required to be: MODULE_SIG_FORCE), indirect branch tracking
-#           (X86_KERNEL_IBT: "endbr64" opens every function, so sites
-#           sit at function+4), the retpoline and return-thunk
-#           mitigations with the defaults 6.12 gives them, and three
-#           modules built =m (MODULES_WANTED below).
+#           required to be: MODULE_SIG_FORCE), three modules built =m
+#           (binfmt_misc: runs code of its own whenever its filesystem
+#           is used; test_module: prints from its init function;
+#           configfs: a filesystem with module-private code), and per
+#           architecture:
+#             x86     indirect branch tracking (X86_KERNEL_IBT: "endbr64"
+#                     opens every function, so sites sit at function+4),
+#                     the retpoline and return-thunk mitigations;
+#             arm64   -O2 (gcc allows DYNAMIC_FTRACE_WITH_CALL_OPS only
+#                     then: -fpatchable-function-entry=4,2, sites 8 bytes
+#                     before the function), BTI landing pads where the
+#                     compiler allows them (clang; gcc is excluded by the
+#                     kernel for gcc bug 106671);
+#             riscv   -O2, compressed instructions (RVC: the 4 entry nops
+#                     are 2 bytes each).
+#
+# Every riscv build also has the FPU (Debian's rv64gc C library, which
+# the static /init uses, has FP instructions) and RISCV_ISA_FALLBACK
+# (QEMU 7.2's device tree has "riscv,isa" only).
 #
 # Extra symbols to enable may be given in LINKPASS_KCONFIG_EXTRA (e.g.
 # "FTRACE_MCOUNT_USE_LINKPASS" for the patched build).  Prints which
-# per-object mcount method the config selected (CONFIG_FTRACE_MCOUNT_USE_*),
-# so the log says what the stock build does.
+# mcount method the config selected (CONFIG_FTRACE_MCOUNT_USE_*), so the
+# log says what the stock build does.
 set -eu
 
 # Absolute: make -C SRC would take a relative O= from inside SRC.
@@ -30,27 +46,63 @@ mkdir -p "$2"
 obj=$(cd "$2" && pwd)
 shift 2
 profile=${LINKPASS_KCONFIG_PROFILE:-tiny}
+arch=x86
+for a in "$@"; do
+	case $a in ARCH=*) arch=${a#ARCH=} ;; esac
+done
 
-# RELOCATABLE + RANDOMIZE_BASE (KASLR) make the x86 "relocs" tool process
-# vmlinux's relocations, the table's included.
-want="64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD
-BINFMT_ELF BINFMT_SCRIPT PROC_FS SYSFS DEVTMPFS FTRACE FUNCTION_TRACER
-DYNAMIC_FTRACE KALLSYMS TRACING RELOCATABLE RANDOMIZE_BASE"
+# RELOCATABLE + RANDOMIZE_BASE (KASLR): the table's entries go through
+# the kernel's own relocation (x86's "relocs" tool, the dynamic
+# relocations of arm64 and riscv) like any other address.
+want="PRINTK TTY BLK_DEV_INITRD BINFMT_ELF BINFMT_SCRIPT PROC_FS SYSFS
+DEVTMPFS FTRACE FUNCTION_TRACER FUNCTION_GRAPH_TRACER DYNAMIC_FTRACE
+KALLSYMS TRACING RELOCATABLE RANDOMIZE_BASE"
+# unwant: symbols to turn off (the other member of a choice is wanted)
+unwant=
 mods=
 optional=
+case $arch in
+x86 | x86_64)
+	want="$want 64BIT SERIAL_8250 SERIAL_8250_CONSOLE"
+	;;
+arm64)
+	want="$want SERIAL_AMBA_PL011 SERIAL_AMBA_PL011_CONSOLE"
+	;;
+riscv)
+	want="$want 64BIT MMU ARCH_VIRT SERIAL_8250 SERIAL_8250_CONSOLE
+SERIAL_OF_PLATFORM RISCV_ISA_FALLBACK FPU"
+	;;
+*)
+	echo "config.sh: ARCH=$arch: expected x86, arm64 or riscv" >&2
+	exit 2
+	;;
+esac
 case $profile in
 tiny) ;;
 distro)
 	want="$want MODULES MODULE_UNLOAD MODULE_SIG MODULE_SIG_ALL
-MODULE_SIG_FORCE MODULE_SIG_SHA256 X86_KERNEL_IBT CPU_MITIGATIONS
-MITIGATION_RETPOLINE MITIGATION_RETHUNK RUNTIME_TESTING_MENU"
-	# Wanted where the compiler can: return thunks need
-	# -mfunction-return=thunk-extern (gcc 8+, clang 15+; not clang 14).
-	optional="MITIGATION_RETHUNK:CC_HAS_RETURN_THUNK"
-	# binfmt_misc: runs code of its own whenever its filesystem is
-	# used; test_module: prints from its init function; configfs: a
-	# filesystem with module-private weak-free code.
+MODULE_SIG_FORCE MODULE_SIG_SHA256 RUNTIME_TESTING_MENU"
 	mods="BINFMT_MISC TEST_LKM CONFIGFS_FS"
+	case $arch in
+	x86 | x86_64)
+		want="$want X86_KERNEL_IBT CPU_MITIGATIONS MITIGATION_RETPOLINE
+MITIGATION_RETHUNK"
+		# Wanted where the compiler can: return thunks need
+		# -mfunction-return=thunk-extern (gcc 8+, clang 15+; not
+		# clang 14).
+		optional="MITIGATION_RETHUNK:CC_HAS_RETURN_THUNK"
+		;;
+	arm64)
+		want="$want CC_OPTIMIZE_FOR_PERFORMANCE DYNAMIC_FTRACE_WITH_CALL_OPS
+ARM64_PTR_AUTH ARM64_PTR_AUTH_KERNEL ARM64_BTI ARM64_BTI_KERNEL"
+		unwant=CC_OPTIMIZE_FOR_SIZE
+		optional="ARM64_BTI_KERNEL:CC_IS_CLANG"
+		;;
+	riscv)
+		want="$want CC_OPTIMIZE_FOR_PERFORMANCE RISCV_ISA_C"
+		unwant=CC_OPTIMIZE_FOR_SIZE
+		;;
+	esac
 	;;
 *)
 	echo "config.sh: LINKPASS_KCONFIG_PROFILE=$profile: expected tiny or distro" >&2
@@ -63,6 +115,9 @@ mkdir -p "$obj"
 make -s -C "$src" O="$obj" "$@" tinyconfig >/dev/null
 
 args=
+for s in $unwant; do
+	args="$args --disable $s"
+done
 for s in $want; do
 	args="$args --enable $s"
 done
@@ -92,6 +147,12 @@ for s in $want; do
 		fail=1
 	fi
 done
+for s in $unwant; do
+	if grep -q "^CONFIG_$s=y" "$obj/.config"; then
+		echo "config.sh: $obj/.config: CONFIG_$s is still set" >&2
+		fail=1
+	fi
+done
 for s in $mods; do
 	if ! grep -q "^CONFIG_$s=m" "$obj/.config"; then
 		echo "config.sh: $obj/.config: CONFIG_$s is not a module (unmet dependency?)" >&2
@@ -100,9 +161,13 @@ for s in $mods; do
 done
 [ $fail -eq 0 ] || exit 1
 
+has() { grep -q "^CONFIG_$1=y" "$obj/.config" && echo "($2)"; }
 echo "config.sh: $obj: mcount method:" \
 	$(grep '^CONFIG_FTRACE_MCOUNT_USE_[A-Z_]*=y' "$obj/.config" | sed 's/^CONFIG_//; s/=y$//') \
-	$(grep -q '^CONFIG_BUILDTIME_MCOUNT_SORT=y' "$obj/.config" && echo '(+BUILDTIME_MCOUNT_SORT)') \
-	$(grep -q '^CONFIG_RELOCATABLE=y' "$obj/.config" && echo '(RELOCATABLE)') \
-	$(grep -q '^CONFIG_X86_KERNEL_IBT=y' "$obj/.config" && echo '(IBT)') \
+	$(has BUILDTIME_MCOUNT_SORT +BUILDTIME_MCOUNT_SORT) \
+	$(has DYNAMIC_FTRACE_WITH_CALL_OPS CALL_OPS) \
+	$(has RELOCATABLE RELOCATABLE) \
+	$(has X86_KERNEL_IBT IBT) \
+	$(has ARM64_BTI_KERNEL BTI) \
+	$(has RISCV_ISA_C RVC) \
 	$(grep -q '^CONFIG_MODULES=y' "$obj/.config" && echo "(modules: $(grep -c '=m$' "$obj/.config"))")

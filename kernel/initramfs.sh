@@ -1,152 +1,141 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel/initramfs.sh OUT.cpio [FUNCTION [MODDIR]]
+# kernel/initramfs.sh OUT.cpio ARCH [FUNCTION [MODDIR]]
 #
-# Builds an uncompressed newc initramfs from Debian's busybox-static whose
-# /init exercises dynamic ftrace and prints machine-readable lines on the
-# console, each starting with "LPK":
+# Builds an uncompressed newc initramfs whose /init is kernel/init/lpinit
+# (a static program, built here with ARCH's compiler: x86, arm64 or
+# riscv) and whose /lpk.script is the test below.  lpinit prints what it
+# reads from tracefs on the console, one "LPK..." line at a time;
+# kernel/bootfacts.sh turns a boot log into the facts the checks use.
 #
-#   LPK stext=ADDR         where _stext landed (differs per boot with KASLR)
-#   LPK available=N        lines of available_filter_functions
-#   LPK invalid=N          of them named __ftrace_invalid_address___*
-#   LPK-AFF NAME           every line of available_filter_functions
-#   LPK-ENABLED LINE       enabled_functions with set_ftrace_filter=FUNCTION
-#   LPK trace_lines=N      trace records with the filter and the function tracer
-#   LPK trace_other=N      of them for another function than FUNCTION
-#   LPK-TRACE LINE         a sample of them
-#   LPK all_lines=N        records with every function traced
-#   LPK all_funcs=N        distinct functions among them
+# The test, on FUNCTION (default vfs_read, which reading a file calls):
 #
-# With MODDIR (a directory of signed .ko files and a file "order" naming
-# them, one per line, in load order), /init then loads them and prints:
+#   LPK-STEXT        the kallsyms line of _stext (KASLR: differs per boot)
+#   LPK-AFF          every line of available_filter_functions
+#   LPK-ENABLED      enabled_functions with set_ftrace_filter=FUNCTION
+#   LPK-T1           the function tracer's trace, filtered on FUNCTION
+#   LPK-G1           the function_graph tracer's, set_graph_function=FUNCTION
+#   LPK-T2           every function traced while one file is read
+#                    (at most 2000 lines; LPK-T2-LINES counts them all)
 #
-#   LPK insmod NAME ok|fail          each module, in order
-#   LPK hello=N                      test_module's init printed "Hello, world"
-#   LPK mod_available=N              module lines in available_filter_functions
-#   LPK-MAFF NAME [MODULE]           each of them
-#   LPK mod_trace_lines=N            records with the filter ':mod:binfmt_misc'
-#                                    while binfmt_misc is mounted and used
-#   LPK-MTRACED NAME                 each function those records name
-#   LPK rmmod NAME ok|fail           each module, in reverse order
-#   LPK mod_after_rmmod=N            module lines left afterwards
-#   LPK invalid_after_rmmod=N        __ftrace_invalid_address lines afterwards
+# With MODDIR (signed .ko files and a file "order" naming them, one per
+# line, in load order), then:
 #
-# and last
+#   LPK insmod NAME ok|fail   each module, in order
+#   LPK-HELLO        kernel log lines of test_module's "Hello, world"
+#   LPK-MAFF         module lines of available_filter_functions
+#   LPK-T3           the trace filtered on ':mod:binfmt_misc' while
+#                    binfmt_misc is mounted and used (each exec asks it)
+#   LPK rmmod NAME ok|fail    each module, in reverse order
+#   LPK-MAFF2        module lines left afterwards
+#   LPK-INV2         __ftrace_invalid_address lines afterwards
 #
-#   LPK done
-#
-# then "reboot -f" (QEMU with -no-reboot exits).  FUNCTION defaults to
-# vfs_read, which the work between tracer on and off calls (busybox wc
-# reads with read(2); its cat would use sendfile(2) and miss vfs_read).
+# and last "LPK done"; then lpinit reboots (QEMU's -no-reboot exits).
 set -eu
 
 out=$1
-func=${2:-vfs_read}
-moddir=${3:-}
-busybox=${BUSYBOX:-/bin/busybox}
+arch=$2
+func=${3:-vfs_read}
+moddir=${4:-}
+here=$(cd "$(dirname "$0")" && pwd)
 
-[ -x "$busybox" ] || { echo "initramfs.sh: $busybox: missing (apt-get install busybox-static)" >&2; exit 2; }
+case $arch in
+x86 | x86_64) cc=gcc ;;
+arm64) cc=aarch64-linux-gnu-gcc ;;
+riscv) cc=riscv64-linux-gnu-gcc ;;
+*) echo "initramfs.sh: ARCH $arch: expected x86, arm64 or riscv" >&2; exit 2 ;;
+esac
+command -v "$cc" >/dev/null || { echo "initramfs.sh: $cc: missing" >&2; exit 2; }
 
 root=$(mktemp -d)
 chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
-cp "$busybox" "$root/bin/busybox"
+"$cc" -static -O2 -Wall -Wextra -Werror -o "$root/init" "$here/init/lpinit.c"
 if [ -n "$moddir" ]; then
 	mkdir -p "$root/lib/modules/lpk"
-	cp "$moddir"/*.ko "$moddir/order" "$root/lib/modules/lpk/"
+	cp "$moddir"/*.ko "$root/lib/modules/lpk/"
 fi
 # As root, give the kernel a /dev/console to open for /init; otherwise
-# /init mounts devtmpfs and opens it itself.
+# lpinit mounts devtmpfs and opens it itself.
+mkdir -p "$root/dev"
 if [ "$(id -u)" = 0 ]; then
 	mknod -m 600 "$root/dev/console" c 5 1
 fi
 
-cat >"$root/init" <<EOF
-#!/bin/busybox sh
-# Generated by linkpass kernel/initramfs.sh.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t devtmpfs dev /dev
-exec </dev/console >/dev/console 2>&1
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t tracefs tracefs /sys/kernel/tracing
 T=/sys/kernel/tracing
-# Keep kernel messages from interleaving with our lines.
-echo 1 >/proc/sys/kernel/printk
-
-echo "LPK stext=\$(grep -m 1 ' _stext\$' /proc/kallsyms | cut -d' ' -f1)"
-echo "LPK available=\$(wc -l <\$T/available_filter_functions)"
-echo "LPK invalid=\$(grep -c __ftrace_invalid_address \$T/available_filter_functions)"
-sed 's/^/LPK-AFF /' \$T/available_filter_functions
-
-# One function: filter, tracer on, some work, tracer off.
-echo 0 >\$T/tracing_on
-echo $func >\$T/set_ftrace_filter
-echo function >\$T/current_tracer
-sed 's/^/LPK-ENABLED /' \$T/enabled_functions
-echo >\$T/trace
-echo 1 >\$T/tracing_on
-for i in 1 2 3 4 5; do wc /proc/version /proc/meminfo >/dev/null; done
-sleep 1
-echo 0 >\$T/tracing_on
-grep -v '^#' \$T/trace >/tmp/t1
-echo "LPK trace_lines=\$(wc -l </tmp/t1)"
-echo "LPK trace_other=\$(grep -v ' $func <-' /tmp/t1 | wc -l)"
-head -n 5 /tmp/t1 | sed 's/^/LPK-TRACE /'
-
-# Every function: patch all sites to calls and back.
-echo nop >\$T/current_tracer
-echo >\$T/set_ftrace_filter
-echo function >\$T/current_tracer
-echo >\$T/trace
-echo 1 >\$T/tracing_on
-wc /proc/version >/dev/null
-echo 0 >\$T/tracing_on
-grep -v '^#' \$T/trace >/tmp/t2
-echo "LPK all_lines=\$(wc -l </tmp/t2)"
-echo "LPK all_funcs=\$(sed -n 's/.*: \([^ ]*\) <-.*/\1/p' /tmp/t2 | sort -u | wc -l)"
-echo nop >\$T/current_tracer
-echo >\$T/set_ftrace_filter
-
-M=/lib/modules/lpk
-if [ -e \$M/order ]; then
-	for m in \$(cat \$M/order); do
-		if insmod \$M/\$m.ko; then echo "LPK insmod \$m ok"; else echo "LPK insmod \$m fail"; fi
-	done
-	echo "LPK hello=\$(dmesg | grep -c 'test_module: Hello, world')"
-	grep ' \[' \$T/available_filter_functions >/tmp/maff
-	echo "LPK mod_available=\$(wc -l </tmp/maff)"
-	sed 's/^/LPK-MAFF /' /tmp/maff
-	# Module code under a module filter: every exec asks binfmt_misc
-	# first (load_misc_binary); mounting it and reading its status runs
-	# more of its functions.
-	echo ':mod:binfmt_misc' >\$T/set_ftrace_filter
-	echo function >\$T/current_tracer
-	echo >\$T/trace
-	echo 1 >\$T/tracing_on
-	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
-	cat /proc/sys/fs/binfmt_misc/status >/dev/null
-	for i in 1 2 3; do wc /proc/version >/dev/null; done
-	echo 0 >\$T/tracing_on
-	grep -v '^#' \$T/trace >/tmp/t3
-	echo "LPK mod_trace_lines=\$(wc -l </tmp/t3)"
-	sed -n 's/.*: \([^ ]*\) <-.*/\1/p' /tmp/t3 | sort -u | sed 's/^/LPK-MTRACED /'
-	echo nop >\$T/current_tracer
-	echo >\$T/set_ftrace_filter
-	umount /proc/sys/fs/binfmt_misc
-	for m in \$(sed '1!G;h;\$!d' \$M/order); do
-		if rmmod \$m; then echo "LPK rmmod \$m ok"; else echo "LPK rmmod \$m fail"; fi
-	done
-	echo "LPK mod_after_rmmod=\$(grep -c ' \[' \$T/available_filter_functions)"
-	echo "LPK invalid_after_rmmod=\$(grep -c __ftrace_invalid_address \$T/available_filter_functions)"
-fi
-echo "LPK done"
-reboot -f
+{
+	cat <<EOF
+# Generated by linkpass kernel/initramfs.sh: commands of kernel/init/lpinit.c.
+mount proc /proc
+mount sysfs /sys
+mount tracefs $T
+write /proc/sys/kernel/printk 1
+grep LPK-STEXT /proc/kallsyms  _stext
+dump LPK-AFF $T/available_filter_functions
+# one function, with the function tracer
+write $T/tracing_on 0
+write $T/set_ftrace_filter $func
+write $T/current_tracer function
+dump LPK-ENABLED $T/enabled_functions
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 5
+read /proc/meminfo 5
+write $T/tracing_on 0
+dump LPK-T1 $T/trace
+write $T/current_tracer nop
+write $T/set_ftrace_filter
+# the same function with the function_graph tracer (durations)
+write $T/set_graph_function $func
+write $T/current_tracer function_graph
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 5
+write $T/tracing_on 0
+dump LPK-G1 $T/trace
+write $T/current_tracer nop
+write $T/set_graph_function
+# every function: all sites patched to calls and back
+write $T/current_tracer function
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 1
+write $T/tracing_on 0
+dump LPK-T2 $T/trace 2000
+write $T/current_tracer nop
 EOF
-chmod +x "$root/init"
+	if [ -n "$moddir" ]; then
+		while read -r m; do
+			echo "insmod $m /lib/modules/lpk/$m.ko"
+		done <"$moddir/order"
+		cat <<EOF
+kmsg LPK-HELLO test_module: Hello, world
+grep LPK-MAFF $T/available_filter_functions  [
+# module code under a module filter: every exec asks binfmt_misc first
+# (load_misc_binary); mounting it and reading its status runs more of it
+write $T/set_ftrace_filter :mod:binfmt_misc
+write $T/current_tracer function
+write $T/trace
+write $T/tracing_on 1
+mount binfmt_misc /proc/sys/fs/binfmt_misc
+read /proc/sys/fs/binfmt_misc/status 1
+exec 3
+write $T/tracing_on 0
+dump LPK-T3 $T/trace
+write $T/current_tracer nop
+write $T/set_ftrace_filter
+umount /proc/sys/fs/binfmt_misc
+EOF
+		sed '1!G;h;$!d' "$moddir/order" | while read -r m; do
+			echo "rmmod $m"
+		done
+		cat <<EOF
+grep LPK-MAFF2 $T/available_filter_functions  [
+grep LPK-INV2 $T/available_filter_functions __ftrace_invalid_address
+EOF
+	fi
+} >"$root/lpk.script"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -28,8 +28,6 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 
 nlinks() { grep -cE '^  LD +(\.tmp_vmlinux[^ ]*|vmlinux)$' "$1" || true; }
 # linkpass scans of vmlinux in a build log.
 nscans() { grep -cE '^  MCOUNT ' "$1" || true; }
-# The value of "LPK NAME=value" in a boot log.
-val() { sed -n "s/^LPK $2=//p" "$1" | sed -n 1p; }
 
 # Kernel version facts: the tarball, and the config profile it is
 # tested with (kernel/config.sh).
@@ -40,28 +38,74 @@ profile_of() {
 	*) echo distro ;;
 	esac
 }
+
+# Architecture facts.  A pair names the architecture as the summary
+# line does (x86_64, arm64, riscv64); Kbuild's ARCH is karch_of.
+karch_of() {
+	case $1 in
+	x86_64) echo x86 ;;
+	riscv64) echo riscv ;;
+	*) echo "$1" ;;
+	esac
+}
+# The GNU cross prefix of an architecture ("" for the machine's own).
+cross_of() {
+	case $1 in
+	arm64) echo aarch64-linux-gnu- ;;
+	riscv64) echo riscv64-linux-gnu- ;;
+	esac
+}
+# The image QEMU boots, in a build directory.
+image_of() {
+	case $1 in
+	x86_64) echo arch/x86/boot/bzImage ;;
+	*) echo "arch/$(karch_of "$1")/boot/Image" ;;
+	esac
+}
+# -fpatchable-function-entry=N[,M] a build compiled with, as linkpass's
+# --patchable-entries=N[,M] (empty for mcount calls): read from the
+# saved command line of one object, so it is what the build did.
+pad_opt_of() {
+	local f
+	f=$(grep -o -- '-fpatchable-function-entry=[0-9,]*' "$1/init/.main.o.cmd" 2>/dev/null | sed -n 1p)
+	[ -z "$f" ] || echo "--patchable-entries=${f#*=}"
+}
 # Does stock V zero dead mcount entries after the link (nm -S +
 # sorttable -s, Linux 6.15, backported to 6.12.y and 6.6.y)?
 has_zeroing() { grep -q 'sorttable -s' "$cache/src/linux-source-$1/scripts/link-vmlinux.sh"; }
 
-# The make arguments of a toolchain.  Both kinds of build also keep
-# vmlinux's relocations, which 6.12's x86 Makefile.postlink strips after
-# the link (RSTRIP), so that linkpass check can still read the call
-# sites of stock's and ours afterwards; bzImage is made from a stripped
-# copy either way, so what boots is unchanged.
+# The make arguments of an architecture and toolchain.  Both kinds of
+# build also keep vmlinux's static relocations, which x86 (RSTRIP) and
+# riscv (STRIPREL) strip after the link, so that linkpass check can
+# still read the call sites of stock's and ours afterwards; the boot
+# image is made from a stripped copy (x86) or holds no static
+# relocations anyway, so what boots is unchanged.
 margs_of() {
-	[ "$1" = clang ] && echo LLVM=1
+	local arch=$1 tc=$2
+	[ "$arch" = x86_64 ] || echo "ARCH=$(karch_of "$arch")"
+	if [ "$tc" = clang ]; then
+		echo LLVM=1
+	elif [ -n "$(cross_of "$arch")" ]; then
+		echo "CROSS_COMPILE=$(cross_of "$arch")"
+	fi
 	echo 'cmd_strip_relocs=:'
+	echo 'cmd_relocs_strip=:'
 }
-# The nm a toolchain's build uses.
-nm_of() { if [ "$1" = clang ]; then echo llvm-nm; else echo nm; fi; }
+# The binutils tool TOOL (nm, objcopy) a build uses.
+tool_of() {
+	if [ "$2" = clang ]; then
+		echo "llvm-$3"
+	else
+		echo "$(cross_of "$1")$3"
+	fi
+}
 
-# Install the Debian packages missing for VERSIONS and TOOLCHAINS.
+# Install the Debian packages missing for VERSIONS, ARCHS (as pairs
+# name them) and TOOLCHAINS.
 install_packages() {
-	local versions=$1 toolchains=$2 v
+	local versions=$1 archs=$2 toolchains=$3 v a
 	local -a need=()
 	want() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
-	want qemu-system-x86_64 qemu-system-x86
 	want cpio cpio
 	want bc bc
 	want flex flex
@@ -74,9 +118,28 @@ install_packages() {
 	for v in $versions; do
 		[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
 	done
-	[ -x /bin/busybox ] || need+=(busybox-static)
 	[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
 	[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+	# the static /init (kernel/init/lpinit.c) of each architecture
+	[ -e /usr/lib/x86_64-linux-gnu/libc.a ] || need+=(libc6-dev)
+	for a in $archs; do
+		case $a in
+		x86_64)
+			want qemu-system-x86_64 qemu-system-x86
+			;;
+		arm64)
+			want qemu-system-aarch64 qemu-system-arm
+			want aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+			[ -e /usr/aarch64-linux-gnu/lib/libc.a ] || need+=(libc6-dev-arm64-cross)
+			;;
+		riscv64)
+			want qemu-system-riscv64 qemu-system-misc
+			want riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu
+			[ -e /usr/riscv64-linux-gnu/lib/libc.a ] || need+=(libc6-dev-riscv64-cross)
+			[ -e /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin ] || need+=(opensbi)
+			;;
+		esac
+	done
 	case " $toolchains " in
 	*" clang "*)
 		want clang clang
@@ -93,13 +156,16 @@ install_packages() {
 		die "apt-get install ${need[*]} failed"
 }
 
-# unpack_trees V: src/linux-source-V (pristine) and src/linux-linkpass-V
-# (a hard-link copy with the patch; apply.sh unshares the files it
-# changes).  The patched tree is remade when the patch changes.
+# unpack_trees V: src/linux-source-V, Debian's tree as shipped (the stock
+# builds), and src/linux-linkpass-V, a git clone of the same tree with
+# the series of kernel/series/V applied by git am (kernel/series.sh),
+# remade when the series changes.  Either way the tool in the patched
+# tree must be this repository's linkpass (series.sh verify).
 unpack_trees() {
-	local v=$1 stock lp sum
+	local v=$1 stock lp git sum
 	stock=$cache/src/linux-source-$v
 	lp=$cache/src/linux-linkpass-$v
+	git=$cache/git/linux-$v
 	if [ ! -e "$stock/.lpk-unpacked" ]; then
 		say "unpacking $(tarball_of "$v") into $cache/src"
 		rm -rf "$stock"
@@ -107,44 +173,51 @@ unpack_trees() {
 		tar -C "$cache/src" -xf "$(tarball_of "$v")"
 		touch "$stock/.lpk-unpacked"
 	fi
-	sum=$(sha1sum "$here/linkpass-$v.patch" | cut -d' ' -f1)
-	if [ "$(cat "$lp/.lpk-patch" 2>/dev/null)" != "$sum" ]; then
+	if [ ! -e "$git/.lpk-pristine" ]; then
+		say "making the pristine git tree $git"
+		"$here/series.sh" pristine "$v" "$git"
+		touch "$git/.lpk-pristine"
+	fi
+	sum=$(cat "$here/series/$v"/*.patch | sha1sum | cut -d' ' -f1)
+	if [ "$(cat "$lp/.lpk-series" 2>/dev/null)" != "$sum" ]; then
+		say "applying kernel/series/$v to a clone of $git"
 		rm -rf "$lp"
-		cp -al "$stock" "$lp"
-		rm -f "$lp/.lpk-unpacked"
-		"$here/apply.sh" "$lp"
-		echo "$sum" >"$lp/.lpk-patch"
-	fi
-}
-
-src_of() {
-	if [ "$3" = lp ]; then
-		echo "$cache/src/linux-linkpass-$1"
+		git clone -q --shared "$git" "$lp"
+		"$here/series.sh" apply "$v" "$lp"
+		echo "$sum" >"$lp/.lpk-series"
 	else
-		echo "$cache/src/linux-source-$1"
+		"$here/series.sh" verify "$v" "$lp"
 	fi
 }
-bdir_of() { echo "$cache/build/$1-$2-$3"; }
 
-# configure V TC KIND
+# The steps below work on the current pair: globals v (version), arch
+# and tc (toolchain), set by kernel/test-kernel.sh; KIND is stock or lp.
+pair_id() { echo "$v-$arch-$tc"; }
+src_of() {
+	if [ "$1" = lp ]; then
+		echo "$cache/src/linux-linkpass-$v"
+	else
+		echo "$cache/src/linux-source-$v"
+	fi
+}
+bdir_of() { echo "$cache/build/$(pair_id)-$1"; }
+margs() { margs_of "$arch" "$tc"; }
+
+# configure KIND
 configure() {
-	local v=$1 tc=$2 kind=$3 extra=
+	local kind=$1 extra=
 	[ "$kind" = lp ] && extra=FTRACE_MCOUNT_USE_LINKPASS
 	LINKPASS_KCONFIG_PROFILE=$(profile_of "$v") LINKPASS_KCONFIG_EXTRA=$extra \
-		"$here/config.sh" "$(src_of "$v" "$tc" "$kind")" \
-		"$(bdir_of "$v" "$tc" "$kind")" $(margs_of "$tc")
+		"$here/config.sh" "$(src_of "$kind")" "$(bdir_of "$kind")" $(margs)
 }
 
-# The make goals of a version: the kernel, and its modules if any.
-goals_of() {
-	if [ "$(profile_of "$1")" = distro ]; then
-		echo bzImage modules
-	else
-		echo bzImage
-	fi
+# The make goals: the boot image, and the modules if any.
+goals() {
+	basename "$(image_of "$arch")"
+	[ "$(profile_of "$v")" != distro ] || echo modules
 }
 
-# build V TC KIND LOGNAME: make the goals, log to $res, print seconds.
+# build KIND LOGNAME: make the goals, log to $res, print seconds.
 # /dev/null must be the device.  When something has replaced it with a
 # regular file (a tool renaming its output over "-o /dev/null", as root),
 # every "> /dev/null" writes into that file and Kbuild's compiler probes,
@@ -160,13 +233,13 @@ check_devnull() {
 }
 
 build() {
-	local v=$1 tc=$2 kind=$3 log=$res/$1-$2-$3.$4.log t0 t1
+	local kind=$1 log=$res/$(pair_id)-$1.$2.log t0 t1
 	check_devnull
 	stamp t0
-	if ! make -C "$(src_of "$v" "$tc" "$kind")" O="$(bdir_of "$v" "$tc" "$kind")" \
-		-j"$jobs" $(margs_of "$tc") LINKPASS="$lp" $(goals_of "$v") >"$log" 2>&1; then
+	if ! make -C "$(src_of "$kind")" O="$(bdir_of "$kind")" \
+		-j"$jobs" $(margs) $(goals) >"$log" 2>&1; then
 		tail -n 30 "$log" >&2
-		die "$v-$tc-$kind: build failed; see $log"
+		die "$(pair_id)-$kind: build failed; see $log"
 	fi
 	stamp t1
 	secs "$t0" "$t1"
@@ -175,61 +248,67 @@ build() {
 # The modules a distro build makes, in the order /init loads them.
 MODULES_LOAD_ORDER="configfs binfmt_misc test_module"
 
-# stage_modules V TC KIND: make modules_install into a staging
-# directory (module signing happens here, on the final .ko), then
-# gather the installed files and their load order for the initramfs.
-# Prints the directory.
+# stage_modules KIND: make modules_install into a staging directory
+# (module signing happens here, on the final .ko), then gather the
+# installed files and their load order for the initramfs.  Prints the
+# directory.
 stage_modules() {
-	local v=$1 tc=$2 kind=$3 b stage out m f
-	b=$(bdir_of "$v" "$tc" "$kind")
+	local kind=$1 b stage out m f
+	b=$(bdir_of "$kind")
 	stage=$b/lpk-staging
 	out=$b/lpk-initramfs-modules
 	rm -rf "$stage" "$out"
-	make -C "$(src_of "$v" "$tc" "$kind")" O="$b" $(margs_of "$tc") LINKPASS="$lp" \
-		INSTALL_MOD_PATH="$stage" modules_install >"$res/$v-$tc-$kind.modinst.log" 2>&1 ||
-		die "$v-$tc-$kind: modules_install failed; see $res/$v-$tc-$kind.modinst.log"
+	make -C "$(src_of "$kind")" O="$b" $(margs) \
+		INSTALL_MOD_PATH="$stage" modules_install >"$res/$(pair_id)-$kind.modinst.log" 2>&1 ||
+		die "$(pair_id)-$kind: modules_install failed; see $res/$(pair_id)-$kind.modinst.log"
 	mkdir -p "$out"
 	: >"$out/order"
 	for m in $MODULES_LOAD_ORDER; do
 		f=$(find "$stage/lib/modules" -name "$m.ko" | sed -n 1p)
-		[ -n "$f" ] || die "$v-$tc-$kind: $m.ko not installed under $stage"
+		[ -n "$f" ] || die "$(pair_id)-$kind: $m.ko not installed under $stage"
 		cp "$f" "$out/"
 		echo "$m" >>"$out/order"
 	done
 	echo "$out"
 }
 
-# Table entries of a module: the size of its __mcount_loc section / 8.
+# Table entries of a module: the size of its __mcount_loc section / 8,
+# else of the compiler's allocated __patchable_function_entries (the
+# table of a stock arm64 or riscv module).
 ko_entries() {
 	local size
-	size=$(readelf -SW "$1" | awk '$2 == "__mcount_loc" { print $6; exit } $3 == "__mcount_loc" { print $7; exit }')
+	size=$(readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\] *//' | awk '
+		$1 == "__mcount_loc" { m = $5 }
+		$1 == "__patchable_function_entries" && $7 ~ /A/ { p = $5 }
+		END { print (m != "") ? m : p }')
 	echo $(( 0x${size:-0} / 8 ))
 }
 
 # Does FILE end with the module signature marker?
 ko_signed() { tail -c 28 "$1" | grep -q '~Module signature appended~'; }
 
-# incremental V TC ROUNDS: touch one .c file (shared by both trees: same
-# inode) and rebuild stock then ours, ROUNDS times; sets incr_stock and
-# incr_lp to the median seconds and ilinks_*/iscans_* from the last round.
+# incremental ROUNDS: touch one .c file of both trees (a hard-link copy
+# shares it) and rebuild stock then ours, ROUNDS times; sets incr_stock
+# and incr_lp to the median seconds and ilinks_*/iscans_* from the last
+# round.
 touch_file=fs/read_write.c
 incremental() {
-	local v=$1 tc=$2 rounds=$3 r
+	local rounds=$1 r
 	local -a ts=() tl=()
 	for r in $(seq "$rounds"); do
-		touch "$cache/src/linux-source-$v/$touch_file"
-		ts+=("$(build "$v" "$tc" stock "incr$r")")
-		tl+=("$(build "$v" "$tc" lp "incr$r")")
+		touch "$(src_of stock)/$touch_file" "$(src_of lp)/$touch_file"
+		ts+=("$(build stock "incr$r")")
+		tl+=("$(build lp "incr$r")")
 	done
 	incr_stock=$(median "${ts[@]}")
 	incr_lp=$(median "${tl[@]}")
 	incr_all="stock ${ts[*]} / ours ${tl[*]}"
-	ilinks_stock=$(nlinks "$res/$v-$tc-stock.incr$rounds.log")
-	ilinks_lp=$(nlinks "$res/$v-$tc-lp.incr$rounds.log")
-	iscans_lp=$(nscans "$res/$v-$tc-lp.incr$rounds.log")
+	ilinks_stock=$(nlinks "$res/$(pair_id)-stock.incr$rounds.log")
+	ilinks_lp=$(nlinks "$res/$(pair_id)-lp.incr$rounds.log")
+	iscans_lp=$(nscans "$res/$(pair_id)-lp.incr$rounds.log")
 }
 
-# postlink_cost V TC REPS: the post-link mcount work of each build, run
+# postlink_cost REPS: the post-link mcount work of each build, run
 # again on the images the build left, REPS times interleaved (in the
 # build directory: 6.1's sorttable reads System.map there); sets
 # pl_stock_ms / pl_lp_ms (medians) and their parts.
@@ -240,15 +319,17 @@ incremental() {
 #   least: bench/leastwork -c on the same images and -c -t on vmlinux, in
 #          the same rounds: the least work that keeps the same entries
 #          (docs/benchmarks.md); pl_least_diff counts the entries of our
-#          vmlinux table it does not find in place (0 when it agrees)
+#          vmlinux table it does not find in place (0 when it agrees).
+#          Mcount calls only: with patchable entries it is not run.
 postlink_cost() {
-	local v=$1 tc=$2 reps=$3 sb lb nm r t0 t1 t2 t3 img tmp
+	local reps=$1 sb lb nm r t0 t1 t2 t3 img tmp pad
 	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=() lw=() lwc=()
 	local least_failed=0
-	sb=$(bdir_of "$v" "$tc" stock)
-	lb=$(bdir_of "$v" "$tc" lp)
-	nm=$(nm_of "$tc")
-	tmp=$res/postlink.$v-$tc
+	sb=$(bdir_of stock)
+	lb=$(bdir_of lp)
+	nm=$(tool_of "$arch" "$tc" nm)
+	pad=$(pad_opt_of "$lb")
+	tmp=$res/postlink.$(pair_id)
 	mkdir -p "$tmp"
 	local zeroing=0
 	has_zeroing "$v" && zeroing=1
@@ -272,12 +353,12 @@ postlink_cost() {
 		stamp t0
 		# the images the build scanned: each left IMAGE.mcount.o
 		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
-			"$lp" scan "${img%.mcount.o}" -o "$tmp/table.o"
+			"$lp" scan $pad "${img%.mcount.o}" -o "$tmp/table.o"
 		done
 		stamp t1
 		(cd "$lb" && scripts/sorttable "$tmp/lp.vmlinux")
 		stamp t2
-		"$lp" check "$tmp/lp.vmlinux" >/dev/null
+		"$lp" check $pad "$tmp/lp.vmlinux" >/dev/null
 		stamp t3
 		lsc+=("$(ms "$t0" "$t1")")
 		lst+=("$(ms "$t1" "$t2")")
@@ -285,6 +366,7 @@ postlink_cost() {
 		lt+=("$(ms "$t0" "$t3")")
 
 		# a yardstick, not an assertion: a failure is reported, not fatal
+		[ -z "$pad" ] || continue
 		stamp t0
 		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
 			"$leastwork" -c "${img%.mcount.o}" "$tmp/least.o" >/dev/null ||
@@ -305,11 +387,14 @@ postlink_cost() {
 	pl_lp_scans=$(median "${lsc[@]}")
 	pl_lp_sort=$(median "${lst[@]}")
 	pl_lp_check=$(median "${lck[@]}")
-	pl_least_scans=$(median "${lw[@]}")
-	pl_least_check=$(median "${lwc[@]}")
 	# the totals the two lines compare: scans + check, each way
 	pl_lp_scans_check=$(sum "$pl_lp_scans" "$pl_lp_check")
-	pl_least_ms=$(sum "$pl_least_scans" "$pl_least_check")
-	[ "$least_failed" = 0 ] || pl_least_diff="unknown (leastwork failed: see the output above)"
+	pl_least_ms=
+	if [ -z "$pad" ]; then
+		pl_least_scans=$(median "${lw[@]}")
+		pl_least_check=$(median "${lwc[@]}")
+		pl_least_ms=$(sum "$pl_least_scans" "$pl_least_check")
+		[ "$least_failed" = 0 ] || pl_least_diff="unknown (leastwork failed: see the output above)"
+	fi
 	rm -rf "$tmp"
 }

@@ -3,46 +3,56 @@
 #
 # kernel/test-kernel.sh: `make test-kernel`.
 #
-# For each kernel version and toolchain, builds Linux from Debian's
-# linux-source-<version> twice: stock (the per-object mcount table its
-# config picks: gcc -mrecord-mcount, clang objtool --mcount; 6.12 then
-# zeroes dead entries after the link with nm -S + sorttable -s) and with
-# kernel/linkpass-<version>.patch (FTRACE_MCOUNT_USE_LINKPASS: one table
-# per image, made at final link; for 6.12 also per module).  Boots both
-# in QEMU and asserts (kernel/checks.sh) that ours allocates exactly its
-# table, lists every valid function stock lists and no invalid or zeroed
-# one, traces, passes linkpass check (vmlinux and every .ko), that the
-# byte-level audit agrees, and for 6.12 that the modules load signed,
-# appear with [module], trace and unload cleanly.  Prints full and
-# incremental build times (median of interleaved rounds), links, and
-# the post-link cost of stock's step against ours, side by side.
+# For each kernel version, architecture and toolchain, builds Linux from
+# Debian's linux-source-<version> twice: stock (the mcount table its
+# config picks: gcc -mrecord-mcount and clang objtool --mcount on x86,
+# the compiler's -fpatchable-function-entry lists on arm64 and riscv;
+# 6.12 then zeroes dead entries after the link with nm -S + sorttable
+# -s) and with the series of kernel/series/<version>/ applied by git am
+# (FTRACE_MCOUNT_USE_LINKPASS: one table per image and per module, made
+# at final link by the in-tree scripts/linkpass).
+# Boots both in QEMU (kernel/boot.sh) and asserts (kernel/checks.sh)
+# that ours allocates exactly its table, lists every valid function
+# stock lists and no invalid or zeroed one, traces with the function
+# and function_graph tracers, passes linkpass check (vmlinux and every
+# .ko), that the byte-level audit agrees, and for 6.12 that the modules
+# load signed, appear with [module], trace and unload cleanly.  Prints
+# full and incremental build times (median of interleaved rounds),
+# links, and the post-link cost of stock's step against ours, side by
+# side.
 #
-# Each version and toolchain ends with one line:
+# Each version, architecture and toolchain ends with one line:
 #
-#   kernel: version=<v> toolchain=<tc> entries=N zeroed=Z invalid=I
-#     stock_invalid=M stock_zeroed=S modules=K module_entries=E
-#     trace_lines=T module_trace_lines=U check=ok|fail
+#   kernel: version=<v> arch=<arch> toolchain=<tc> entries=N zeroed=Z
+#     invalid=I stock_invalid=M stock_zeroed=S modules=K
+#     module_entries=E trace_lines=T graph_lines=G module_trace_lines=U
+#     check=ok|fail
 #
 # (check=ok when every assertion of that pair held).  Exits non-zero on
 # any failed assertion.
 #
 # Environment:
-#   KERNELS                     versions to test: "6.12 6.1:gcc" (default),
-#                               "6.12 6.1" for both toolchains on both
-#   LINKPASS_KERNEL_TOOLCHAINS  "gcc clang" (default) or a subset; an
-#                               entry of KERNELS may be V:TC for one pair
+#   KERNELS                     what to test, entries VERSION[:ARCH][:TC]
+#                               (ARCH x86_64, arm64, riscv64; default
+#                               x86_64; without TC every toolchain of
+#                               LINKPASS_KERNEL_TOOLCHAINS, gcc only for
+#                               riscv64).  Default: what `make test` runs
+#                               (mk/kernel.mk)
+#   LINKPASS_KERNEL_TOOLCHAINS  "gcc clang" (default) or a subset
 #   LINKPASS_KERNEL_CACHE       work dir outside the repo (/var/tmp/linkpass-kernel)
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
 #   LINKPASS_KERNEL_ROUNDS      incremental rounds per build (default 3)
 #   LINKPASS_KERNEL_REUSE=1     keep existing build dirs (no full-build timing)
-#   LINKPASS                    the linkpass binary (default: the repo's)
+#   LINKPASS                    the linkpass binary of the test's own checks
+#                               (default: the repo's; the builds use the
+#                               kernel tree's scripts/linkpass)
 set -euo pipefail
 # shellcheck disable=SC2034,SC2154  # globals shared with lib.sh and checks.sh
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
-kernels=${KERNELS:-6.12 6.1:gcc}
+kernels=${KERNELS:-6.12 6.12:arm64:gcc 6.1:gcc}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
 jobs=${LINKPASS_KERNEL_JOBS:-$(nproc)}
 rounds=${LINKPASS_KERNEL_ROUNDS:-3}
@@ -57,20 +67,31 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 # shellcheck source=kernel/checks.sh
 . "$here/checks.sh"
 
-# The (version, toolchain) pairs, in order.
+# The (version, architecture, toolchain) triples, in order.  An entry of
+# KERNELS is VERSION[:ARCH][:TOOLCHAIN]; without a toolchain, every one
+# of LINKPASS_KERNEL_TOOLCHAINS that the architecture is tested with.
+is_arch() { case $1 in x86_64 | arm64 | riscv64) return 0 ;; esac; return 1; }
+arch_tcs() { if [ "$1" = riscv64 ]; then echo gcc; else echo "$toolchains"; fi; }
 pairs=()
 for k in $kernels; do
-	case $k in
-	*:*) pairs+=("$k") ;;
-	*) for tc in $toolchains; do pairs+=("$k:$tc"); done ;;
-	esac
+	IFS=: read -r kv ka kt <<<"$k"
+	if [ -n "$ka" ] && ! is_arch "$ka"; then
+		kt=$ka
+		ka=
+	fi
+	ka=${ka:-x86_64}
+	is_arch "$ka" || die "KERNELS: $k: unknown architecture"
+	for t in ${kt:-$(arch_tcs "$ka")}; do
+		pairs+=("$kv:$ka:$t")
+	done
 done
 versions=$(printf '%s\n' "${pairs[@]}" | cut -d: -f1 | awk '!s[$0]++' | tr '\n' ' ')
-all_tcs=$(printf '%s\n' "${pairs[@]}" | cut -d: -f2 | sort -u | tr '\n' ' ')
+all_archs=$(printf '%s\n' "${pairs[@]}" | cut -d: -f2 | sort -u | tr '\n' ' ')
+all_tcs=$(printf '%s\n' "${pairs[@]}" | cut -d: -f3 | sort -u | tr '\n' ' ')
 
 # --- set-up ------------------------------------------------------------------
 
-install_packages "$versions" "$all_tcs"
+install_packages "$versions" "$all_archs" "$all_tcs"
 # A private copy of linkpass, so a rebuild of the repo's tool during the
 # run cannot change the binary between the links of one build.
 mkdir -p "$cache/bin" "$cache/results"
@@ -89,56 +110,57 @@ res=$cache/results
 for v in $versions; do
 	unpack_trees "$v"
 done
-"$here/initramfs.sh" "$res/initramfs.cpio" vfs_read
 
 summaries=()
 total_failures=0
 
-# --- one version and toolchain -------------------------------------------------
+# --- one version, architecture and toolchain --------------------------------
 
-# boot_kind V TC KIND MODDIR: boot one build (with MODDIR's modules in
-# its initramfs, if any); prints the entries ftrace allocated.
+# boot_kind KIND MODDIR: boot one build (with MODDIR's modules in its
+# initramfs, if any); prints the entries ftrace allocated and writes the
+# boot's facts (kernel/bootfacts.sh) next to its log.
 boot_kind() {
-	local v=$1 tc=$2 kind=$3 moddir=$4 initrd=$res/initramfs.cpio
-	if [ -n "$moddir" ]; then
-		initrd=$res/$v-$tc-$kind.initramfs.cpio
-		"$here/initramfs.sh" "$initrd" vfs_read "$moddir"
-	fi
-	"$here/boot.sh" "$(bdir_of "$v" "$tc" "$kind")/arch/x86/boot/bzImage" \
-		"$initrd" "$res/$v-$tc-$kind.boot.log" | sed -n 's/^entries=//p'
+	local kind=$1 moddir=$2 initrd log
+	initrd=$res/$(pair_id)-$kind.initramfs.cpio
+	log=$res/$(pair_id)-$kind.boot.log
+	"$here/initramfs.sh" "$initrd" "$(karch_of "$arch")" vfs_read $moddir
+	"$here/boot.sh" "$(karch_of "$arch")" "$(bdir_of "$kind")/$(image_of "$arch")" \
+		"$initrd" "$log" | sed -n 's/^entries=//p'
+	"$here/bootfacts.sh" "$log" vfs_read >"$log.facts"
 }
 
 run_pair() {
-	local v=$1 tc=$2 kind b
+	local kind b
 	local -A full=() links=() scans=()
 	failures=0
-	say "===== Linux $v, $tc ($(profile_of "$v") config) ====="
+	say "===== Linux $v, $arch, $tc ($(profile_of "$v") config) ====="
 	for kind in stock lp; do
-		b=$(bdir_of "$v" "$tc" "$kind")
+		b=$(bdir_of "$kind")
 		if [ "$reuse" != 1 ] || [ ! -e "$b/vmlinux" ]; then
 			rm -rf "$b"
 		fi
-		configure "$v" "$tc" "$kind"
-		full[$kind]=$(build "$v" "$tc" "$kind" full)
-		links[$kind]=$(nlinks "$res/$v-$tc-$kind.full.log")
-		scans[$kind]=$(nscans "$res/$v-$tc-$kind.full.log")
+		configure "$kind"
+		full[$kind]=$(build "$kind" full)
+		links[$kind]=$(nlinks "$res/$(pair_id)-$kind.full.log")
+		scans[$kind]=$(nscans "$res/$(pair_id)-$kind.full.log")
 	done
-	incremental "$v" "$tc" "$rounds"
+	incremental "$rounds"
 
-	sv=$(bdir_of "$v" "$tc" stock)/vmlinux
-	ov=$(bdir_of "$v" "$tc" lp)/vmlinux
-	sl=$res/$v-$tc-stock.boot.log
-	ol=$res/$v-$tc-lp.boot.log
+	sv=$(bdir_of stock)/vmlinux
+	ov=$(bdir_of lp)/vmlinux
+	sl=$res/$(pair_id)-stock.boot.log
+	ol=$res/$(pair_id)-lp.boot.log
+	pad=$(pad_opt_of "$(bdir_of lp)")
 	smods=
 	lmods=
 	if [ "$(profile_of "$v")" = distro ]; then
-		smods=$(stage_modules "$v" "$tc" stock)
-		lmods=$(stage_modules "$v" "$tc" lp)
+		smods=$(stage_modules stock)
+		lmods=$(stage_modules lp)
 	fi
 
 	# Boot both, each with its own modules.
-	n_stock=$(boot_kind "$v" "$tc" stock "$smods") || n_stock=
-	n_lp=$(boot_kind "$v" "$tc" lp "$lmods") || n_lp=
+	n_stock=$(boot_kind stock "$smods") || n_stock=
+	n_lp=$(boot_kind lp "$lmods") || n_lp=
 
 	check_boots
 	check_filter_functions
@@ -149,23 +171,27 @@ run_pair() {
 	mods=0 module_entries=0 u=0
 	[ -z "$lmods" ] || check_modules
 
-	postlink_cost "$v" "$tc" 5
-	say "[$v $tc] full build:        stock ${full[stock]} s, ours ${full[lp]} s (ours/stock $(ratio "${full[lp]}" "${full[stock]}"))"
-	say "[$v $tc] incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
-	say "[$v $tc] vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
-	say "[$v $tc] post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
-	say "[$v $tc] least work (bench/leastwork -c), same rounds: $pl_scans scans + check $pl_least_ms ms ($pl_least_scans + $pl_least_check), / stock $(ratio "$pl_least_ms" "$pl_stock_ms"); ours / least work $(ratio "$pl_lp_scans_check" "$pl_least_ms"); entries of our table it does not find: $pl_least_diff"
-	[ "$reuse" != 1 ] || say "[$v $tc] (LINKPASS_KERNEL_REUSE: 'full' times are of existing build dirs)"
+	postlink_cost 5
+	local p="[$v $arch $tc]"
+	say "$p full build:        stock ${full[stock]} s, ours ${full[lp]} s (ours/stock $(ratio "${full[lp]}" "${full[stock]}"))"
+	say "$p incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
+	say "$p vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
+	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
+	if [ -n "$pl_least_ms" ]; then
+		say "$p least work (bench/leastwork -c), same rounds: $pl_scans scans + check $pl_least_ms ms ($pl_least_scans + $pl_least_check), / stock $(ratio "$pl_least_ms" "$pl_stock_ms"); ours / least work $(ratio "$pl_lp_scans_check" "$pl_least_ms"); entries of our table it does not find: $pl_least_diff"
+	fi
+	[ "$reuse" != 1 ] || say "$p (LINKPASS_KERNEL_REUSE: 'full' times are of existing build dirs)"
 
 	local result=ok
 	[ "$failures" = 0 ] || result=fail
-	summaries+=("kernel: version=$v toolchain=$tc entries=$n_lp zeroed=$zeroed_lp invalid=$i stock_invalid=$m stock_zeroed=$s_zeroed modules=$mods module_entries=$module_entries trace_lines=$k module_trace_lines=${u:-0} check=$result")
-	say "[$v $tc] ${summaries[-1]}"
+	summaries+=("kernel: version=$v arch=$arch toolchain=$tc entries=$n_lp zeroed=$zeroed_lp invalid=$i stock_invalid=$m stock_zeroed=$s_zeroed modules=$mods module_entries=$module_entries trace_lines=$k graph_lines=$g module_trace_lines=${u:-0} check=$result")
+	say "$p ${summaries[-1]}"
 	total_failures=$((total_failures + failures))
 }
 
 for p in "${pairs[@]}"; do
-	run_pair "${p%%:*}" "${p#*:}"
+	IFS=: read -r v arch tc <<<"$p"
+	run_pair
 done
 
 [ "$total_failures" = 0 ] || say "$total_failures assertion(s) failed; logs in $res"

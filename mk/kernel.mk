@@ -1,15 +1,17 @@
-# Real kernels (issues 5 and 9): Linux built stock and with the mcount
-# tables made at final link by linkpass, booted in QEMU and compared.
-# See kernel/test-kernel.sh for the knobs and docs/kernel.md for results.
+# Real kernels: Linux built stock and with the mcount tables made at
+# final link by linkpass, booted in QEMU and compared.  See
+# kernel/test-kernel.sh for the knobs and docs/kernel.md for results.
 #
-#   make test-kernel       KERNELS (default "6.12 6.1:gcc"): 6.12 with
-#                          modules for gcc and clang, 6.1 tinyconfig for
-#                          gcc; `make test` runs it (SKIP_KERNEL=1 leaves
-#                          it out)
-#   make test-kernel-all   every version with both toolchains
-#                          ("6.12 6.1"; about 15 minutes more)
+#   make test-kernel       KERNELS (entries VERSION[:ARCH][:TOOLCHAIN];
+#                          default: x86_64 6.12 with gcc and clang,
+#                          arm64 6.12 with gcc, x86_64 6.1 with gcc);
+#                          `make test` runs it (SKIP_KERNEL=1 leaves it
+#                          out)
+#   make test-kernel-all   adds arm64 6.12 with clang, riscv64 6.12
+#                          (gcc) and x86_64 6.1 with clang
 
-KERNELS ?= 6.12 6.1:gcc
+KERNELS ?= 6.12 6.12:arm64:gcc 6.1:gcc
+KERNELS_ALL := 6.12 6.12:arm64 6.12:riscv64 6.1
 
 .PHONY: test-kernel test-kernel-all
 
@@ -17,7 +19,7 @@ test-kernel: linkpass/linkpass
 	KERNELS="$(KERNELS)" kernel/test-kernel.sh
 
 test-kernel-all: linkpass/linkpass
-	KERNELS="6.12 6.1" kernel/test-kernel.sh
+	KERNELS="$(KERNELS_ALL)" kernel/test-kernel.sh
 
 ifneq ($(SKIP_KERNEL),1)
 test: test-kernel

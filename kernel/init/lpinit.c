@@ -16,7 +16,8 @@
  *   umount DIR
  *   write FILE TEXT          open FILE truncating, write TEXT and a newline
  *   append FILE TEXT         the same without truncating (">>")
- *   dump PREFIX FILE         print each line of FILE as "PREFIX line"
+ *   dump PREFIX FILE [MAX]   print each line of FILE as "PREFIX line"
+ *                            (the first MAX), then "PREFIX-LINES N"
  *   grep PREFIX FILE TEXT    only the lines that contain TEXT
  *   read FILE N              read FILE to its end, N times (work that
  *                            runs vfs_read)
@@ -130,23 +131,29 @@ static int do_write(const char *file, const char *text, int flags)
 }
 
 /*
- * Print the lines of @file with @prefix, those containing @needle only
- * when it is not NULL.  Read through stdio: tracefs files are read in
+ * Print the lines of @file with @prefix: those containing @needle when
+ * it is not NULL (grep), else the first @max (0: all) and a count of
+ * them all (dump).  Read through stdio: tracefs files are read in
  * pieces of any size.
  */
-static int do_dump(const char *prefix, const char *file, const char *needle)
+static int do_dump(const char *prefix, const char *file, const char *needle,
+		   long max)
 {
 	char line[MAX_LINE];
 	FILE *f = fopen(file, "r");
+	long n = 0;
 
 	if (!f)
 		return fail("dump", file);
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
-		if (!needle || strstr(line, needle))
+		n++;
+		if (needle ? !!strstr(line, needle) : !max || n <= max)
 			say("%s %s", prefix, line);
 	}
 	fclose(f);
+	if (!needle)
+		say("%s-LINES %ld", prefix, n);
 	return 0;
 }
 
@@ -287,13 +294,13 @@ static void run(char *line)
 		n = split(line + (append ? 7 : 6), w, 2);
 		do_write(w[0], n == 2 ? w[1] : "", append ? O_APPEND : O_TRUNC);
 	} else if (!strncmp(line, "dump ", 5)) {
-		n = split(line + 5, w, 2);
-		if (n == 2)
-			do_dump(w[0], w[1], NULL);
+		n = split(line + 5, w, 3);
+		if (n >= 2)
+			do_dump(w[0], w[1], NULL, n == 3 ? arg_int(w[2]) : 0);
 	} else if (!strncmp(line, "grep ", 5)) {
 		n = split(line + 5, w, 3);
 		if (n == 3)
-			do_dump(w[0], w[1], w[2]);
+			do_dump(w[0], w[1], w[2], 0);
 	} else if (!strncmp(line, "read ", 5)) {
 		n = split(line + 5, w, 2);
 		do_read(w[0], n == 2 ? arg_int(w[1]) : 1);

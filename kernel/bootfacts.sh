@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel/bootfacts.sh LOG [FUNCTION]
+#
+# Reads the console log of a boot with the initramfs of
+# kernel/initramfs.sh (the lines lpinit printed) and prints the facts
+# the checks compare, one "name=value" a line:
+#
+#   errors               LPK-ERR lines (a command of the script failed)
+#   stext                where _stext landed
+#   available, invalid   available_filter_functions lines, and those
+#                        named __ftrace_invalid_address___*
+#   enabled, enabled_other   enabled_functions lines, and those not
+#                        for FUNCTION
+#   trace_lines, trace_other   function tracer records, and those for
+#                        another function than FUNCTION
+#   graph_lines, graph_func, graph_timed   function_graph lines, those
+#                        that name FUNCTION, those with a duration
+#   all_lines, all_funcs     records with every function traced, and the
+#                        distinct functions in the first 2000
+#   hello                test_module's "Hello, world" in the kernel log
+#   mod_available        module lines of available_filter_functions
+#   mod_trace_lines      records with the ':mod:binfmt_misc' filter
+#   mod_after_rmmod, invalid_after_rmmod   what is left after rmmod
+#
+# FUNCTION defaults to vfs_read, as in kernel/initramfs.sh.
+set -eu
+
+log=$1
+func=${2:-vfs_read}
+
+awk -v func_="$func" '
+function body(line, prefix) { return substr(line, length(prefix) + 2) }
+# the function of a function-tracer record: "... 1.2345: NAME <-CALLER"
+function traced(s) { sub(/.*: /, "", s); sub(/ .*/, "", s); return s }
+/^LPK-ERR / { errors++ }
+/^LPK-STEXT / { n = split(body($0, "LPK-STEXT"), w, " "); if (w[3] == "_stext") stext = w[1] }
+/^LPK-AFF / { available++; if (index($0, "__ftrace_invalid_address")) invalid++ }
+/^LPK-ENABLED / { enabled++; s = body($0, "LPK-ENABLED"); sub(/ .*/, "", s); if (s != func_) enabled_other++ }
+/^LPK-T1 / {
+	s = body($0, "LPK-T1")
+	if (s ~ /^#/) next
+	trace_lines++
+	if (index(s, " " func_ " <-") == 0) trace_other++
+}
+/^LPK-G1 / {
+	s = body($0, "LPK-G1")
+	if (s ~ /^#/) next
+	graph_lines++
+	if (index(s, func_ "()")) graph_func++
+	if (s ~ /[0-9] us /) graph_timed++
+}
+/^LPK-T2 / {
+	s = body($0, "LPK-T2")
+	if (s ~ /^#/) { t2_comments++; next }
+	seen[traced(s)] = 1
+}
+/^LPK-T2-LINES / { all_lines = $2 - t2_comments }
+/^LPK-HELLO / { hello++ }
+/^LPK-MAFF / { mod_available++ }
+/^LPK-T3 / { s = body($0, "LPK-T3"); if (s !~ /^#/) mod_trace_lines++ }
+/^LPK-MAFF2 / { mod_after_rmmod++ }
+/^LPK-INV2 / { invalid_after_rmmod++ }
+END {
+	for (k in seen) all_funcs++
+	printf "errors=%d\nstext=%s\n", errors, stext
+	printf "available=%d\ninvalid=%d\n", available, invalid
+	printf "enabled=%d\nenabled_other=%d\n", enabled, enabled_other
+	printf "trace_lines=%d\ntrace_other=%d\n", trace_lines, trace_other
+	printf "graph_lines=%d\ngraph_func=%d\ngraph_timed=%d\n", graph_lines, graph_func, graph_timed
+	printf "all_lines=%d\nall_funcs=%d\n", all_lines, all_funcs
+	printf "hello=%d\nmod_available=%d\nmod_trace_lines=%d\n", hello, mod_available, mod_trace_lines
+	printf "mod_after_rmmod=%d\ninvalid_after_rmmod=%d\n", mod_after_rmmod, invalid_after_rmmod
+}' "$log"

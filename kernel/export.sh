@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel/export.sh TREE
+#
+# Writes linkpass into the Linux source tree TREE as an in-tree host
+# program: scripts/linkpass/ gets a copy of this repository's linkpass/
+# sources and the include/ headers they use (unchanged, byte for byte,
+# so that kernel/test-kernel.sh can verify a series against them), and
+# a Kbuild makefile that builds them with HOSTCC and libelf when
+# CONFIG_FTRACE_MCOUNT_USE_LINKPASS is set, as objtool and sorttable
+# are built.  scripts/Makefile descends into it.  The files this
+# repository keeps are the one source of truth: a series' tool patch is
+# made from this output (kernel/series.sh refresh), never edited.
+set -eu
+
+[ $# -eq 1 ] || { echo "usage: $0 TREE" >&2; exit 2; }
+tree=$1
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+[ -e "$tree/scripts/Makefile" ] || { echo "export.sh: $tree: not a Linux source tree" >&2; exit 2; }
+
+dst=$tree/scripts/linkpass
+rm -rf "$dst"
+mkdir -p "$dst"
+cp "$repo"/linkpass/*.c "$repo"/linkpass/*.h "$repo"/include/*.h "$dst/"
+
+objs=$(cd "$dst" && ls -- *.c | LC_ALL=C sort | sed 's/\.c$/.o/' | tr '\n' ' ' | sed 's/ $//')
+{
+	cat <<'EOF'
+# SPDX-License-Identifier: GPL-2.0
+#
+# linkpass: the ftrace call-site table (__mcount_loc) of a whole linked
+# image, made at final link (CONFIG_FTRACE_MCOUNT_USE_LINKPASS).  Its
+# sources are kept in the linkpass repository and copied here unchanged.
+
+hostprogs-always-$(CONFIG_FTRACE_MCOUNT_USE_LINKPASS) += linkpass
+EOF
+	printf 'linkpass-objs := '
+	echo "$objs" | fold -s -w 60 | sed '2,$s/^/\t/; $!s/ *$/ \\/'
+	cat <<'EOF'
+
+HOST_EXTRACFLAGS += -D_GNU_SOURCE \
+	$(shell $(HOSTPKG_CONFIG) libelf --cflags 2>/dev/null)
+HOSTLDLIBS_linkpass := \
+	$(shell $(HOSTPKG_CONFIG) libelf --libs 2>/dev/null || echo -lelf) \
+	-lz -lpthread
+EOF
+} >"$dst/Makefile"
+
+# scripts/Makefile descends into it (once).
+if ! grep -q '^subdir-$(CONFIG_FTRACE_MCOUNT_USE_LINKPASS)' "$tree/scripts/Makefile"; then
+	awk '
+		/^subdir-\$\(CONFIG_GCC_PLUGINS\)/ && !done {
+			print
+			print "subdir-$(CONFIG_FTRACE_MCOUNT_USE_LINKPASS) += linkpass"
+			done = 1
+			next
+		}
+		{ print }
+		END { if (!done) exit 1 }
+	' "$tree/scripts/Makefile" >"$tree/scripts/Makefile.lp-tmp" ||
+		{ echo "export.sh: $tree/scripts/Makefile: no subdir-\$(CONFIG_GCC_PLUGINS) line to add after" >&2; exit 1; }
+	mv "$tree/scripts/Makefile.lp-tmp" "$tree/scripts/Makefile"
+fi
+echo "export.sh: $dst: $(ls "$dst" | wc -l) files"
