@@ -19,10 +19,22 @@
 #                        that name FUNCTION, those with a duration
 #   all_lines, all_funcs     records with every function traced, and the
 #                        distinct functions in the first 2000
+#   kprobe_lines, fprobe_lines   events of the kprobe and the fprobe on
+#                        FUNCTION
+#   profile_hits         the function profiler's count for FUNCTION
+#   stack_lines          lines of the stack tracer's deepest stack
+#   sys_lines            read(2) syscall events
+#   boot_records, boot_converted, boot_update_us   ftrace_update_code()
+#                        for vmlinux at boot (kernel/instrument)
+#   mod_converted, mod_update_us   the same, summed over module loads
 #   hello                test_module's "Hello, world" in the kernel log
 #   mod_available        module lines of available_filter_functions
 #   mod_trace_lines      records with the ':mod:binfmt_misc' filter
 #   mod_after_rmmod, invalid_after_rmmod   what is left after rmmod
+#   direct_enabled, direct_lines, direct_after   the direct-call sample:
+#                        enabled_functions lines for wake_up_process
+#                        with it loaded, its calls traced, and
+#                        enabled_functions lines left after rmmod
 #
 # FUNCTION defaults to vfs_read, as in kernel/initramfs.sh.
 set -eu
@@ -57,6 +69,21 @@ function traced(s) { sub(/.*: /, "", s); sub(/ .*/, "", s); return s }
 	seen[traced(s)] = 1
 }
 /^LPK-T2-LINES / { all_lines = $2 - t2_comments }
+/^LPK-KP / { if (index($0, "lpk_kprobe:")) kprobe_lines++ }
+/^LPK-FP / { if (index($0, "lpk_fprobe:")) fprobe_lines++ }
+/^LPK-PROF / { n = split(body($0, "LPK-PROF"), w, " "); if (w[1] == func_) profile_hits = w[2] }
+/^LPK-STACK / { if (body($0, "LPK-STACK") ~ /^ *[0-9]+\)/) stack_lines++ }
+/^LPK-SYS / { if (index($0, "sys_read(")) sys_lines++ }
+/^LPK-FTUPD / {
+	# "lpk-ftrace-update: NAME: N records, C converted, T ns"
+	s = $0; sub(/.*lpk-ftrace-update: /, "", s)
+	n = split(s, w, " ")
+	if (w[1] == "vmlinux:") { boot_records = w[2]; boot_converted = w[4]; boot_ns = w[6] }
+	else { mod_converted += w[4]; mod_ns += w[6] }
+}
+/^LPK-DIREN / { if (index($0, "wake_up_process")) direct_enabled++ }
+/^LPK-DIRECT / { if (index($0, "waking up")) direct_lines++ }
+/^LPK-DIREN2 / { direct_after++ }
 /^LPK-HELLO / { hello++ }
 /^LPK-MAFF / { mod_available++ }
 /^LPK-T3 / { s = body($0, "LPK-T3"); if (s !~ /^#/) mod_trace_lines++ }
@@ -72,4 +99,8 @@ END {
 	printf "all_lines=%d\nall_funcs=%d\n", all_lines, all_funcs
 	printf "hello=%d\nmod_available=%d\nmod_trace_lines=%d\n", hello, mod_available, mod_trace_lines
 	printf "mod_after_rmmod=%d\ninvalid_after_rmmod=%d\n", mod_after_rmmod, invalid_after_rmmod
+	printf "kprobe_lines=%d\nfprobe_lines=%d\nprofile_hits=%d\nstack_lines=%d\nsys_lines=%d\n", kprobe_lines, fprobe_lines, profile_hits, stack_lines, sys_lines
+	printf "boot_records=%s\nboot_converted=%s\nboot_update_us=%s\n", boot_records, boot_converted, (boot_records == "") ? "" : sprintf("%.1f", boot_ns / 1000)
+	printf "mod_converted=%d\nmod_update_us=%.1f\n", mod_converted, mod_ns / 1000
+	printf "direct_enabled=%d\ndirect_lines=%d\ndirect_after=%d\n", direct_enabled, direct_lines, direct_after
 }' "$log"

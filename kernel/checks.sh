@@ -11,7 +11,8 @@
 # dir), sv/ov (stock/our vmlinux), sl/ol (stock/our boot logs, each with
 # its facts in LOG.facts, kernel/bootfacts.sh), n_stock/n_lp (entries
 # the boots allocated), pad (--patchable-entries=N,M for arm64 and
-# riscv, empty for mcount calls).  Outputs: the variables the summary
+# riscv, empty for mcount calls), sites (--sites=nop where ours has its
+# NOPs written at link time, else empty).  Outputs: the variables the summary
 # line prints (t_lp, zeroed_lp, m, s_zeroed, i, k, g, only_lp, ...).
 
 failures=${failures:-0}
@@ -91,7 +92,7 @@ check_tracer() {
 # (nm -S + sorttable -s) finds nothing to zero or move in it.
 check_our_table() {
 	local c=0 tmp=$res/$(pair_id)-lp.sorttable
-	"$lp" check $pad "$ov" >"$res/$(pair_id)-lp.check" 2>&1 || c=$?
+	"$lp" check $pad $sites "$ov" >"$res/$(pair_id)-lp.check" 2>&1 || c=$?
 	zeroed_lp=$(zeroed_in "$res/$(pair_id)-lp.check")
 	check "linkpass check on our vmlinux: $(tail -n 1 "$res/$(pair_id)-lp.check")" "$c"
 	check "our table has no zeroed entry ($zeroed_lp)" "$(is "$zeroed_lp" = 0)"
@@ -135,6 +136,7 @@ check_stock_table() {
 	# (or, in .init.text, freed unseen).
 	dead=$(grep -v '^0x0000000000000000 ' "$res/$(pair_id)-stock.dump" | grep -c ' <none> ' || true)
 	dead_init=$(grep -c ' <none> \.init\.text$' "$res/$(pair_id)-stock.dump" || true)
+	stock_stale=$dead
 	inside=$(grep -v ' <none> ' "$res/$(pair_id)-stock.dump" | grep -vc '+0x[04] ' || true)
 	check "stock table: $s_zeroed zeroed, $dead in no function = $m invalid at boot + $misnamed listed under a live function's name + $dead_init in .init.text; $inside not at a function entry (+0, or +4 after endbr64)" \
 		"$([ "$dead" = $((m + misnamed + dead_init)) ] && [ "$inside" = 0 ]; echo $?)"
@@ -169,6 +171,7 @@ check_stock_pads() {
 	stale=$(grep -c '^stale ' "$out" || true)
 	stale_init=$(grep '^stale ' "$out" | grep -c ' \.init\.text' || true)
 	missing=$(grep -c '^missing ' "$out" || true)
+	stock_stale=$stale
 	# a stale entry is an overridden weak body: at boot it shows as
 	# __ftrace_invalid_address, unless its .init.text was freed
 	check "stock table: $s_zeroed zeroed; $stale stale = $m invalid at boot + $misnamed listed under a live function's name + $stale_init in .init.text; $missing missing = $only_lp only ours lists" \
@@ -212,13 +215,15 @@ check_modules() {
 	local kind b f m name e_s e_l c
 	mods=0
 	module_entries=0
-	for m in $MODULES_LOAD_ORDER; do
+	stock_module_entries=0
+	for m in $(modules_of lp); do
 		mods=$((mods + 1))
-		e_l=$(ko_entries "$lmods/$m.ko")
-		e_s=$(ko_entries "$smods/$m.ko")
+		e_l=$(ko_entries "$lmods/$m.ko" "$pad")
+		e_s=$(ko_entries "$smods/$m.ko" "$pad")
 		module_entries=$((module_entries + e_l))
+		stock_module_entries=$((stock_module_entries + e_s))
 		c=0
-		"$lp" check $pad "$lmods/$m.ko" >"$res/$(pair_id)-lp.$m.check" 2>&1 || c=$?
+		"$lp" check $pad $sites "$lmods/$m.ko" >"$res/$(pair_id)-lp.$m.check" 2>&1 || c=$?
 		check "module $m (installed, signed $(ko_signed "$lmods/$m.ko" && echo yes || echo no)): $e_l entries ours, $e_s stock; $(tail -n 1 "$res/$(pair_id)-lp.$m.check" | sed 's|.*: ok:|ok:|')" \
 			"$([ "$c" = 0 ] && ko_signed "$lmods/$m.ko"; echo $?)"
 		c=0
@@ -228,9 +233,9 @@ check_modules() {
 	for kind in stock lp; do
 		b=$sl
 		[ "$kind" = lp ] && b=$ol
-		for m in $MODULES_LOAD_ORDER; do
+		for m in $(modules_of "$kind"); do
 			check "$kind boot: insmod $m" "$(grep -q "^LPK insmod $m ok" "$b"; echo $?)"
-			check "$kind boot: rmmod $m" "$(grep -q "^LPK rmmod $m ok" "$b"; echo $?)"
+			check "$kind boot: rmmod $m" "$(grep -q "^LPK rmmod ${m//-/_} ok" "$b"; echo $?)"
 		done
 		check "$kind boot: test_module's init ran (hello=$(val "$b" hello))" "$(is "$(val "$b" hello)" = 1)"
 		check "$kind boot: rmmod leaves $(val "$b" mod_after_rmmod) module entries and $(val "$b" invalid_after_rmmod) invalid ones" \
@@ -249,4 +254,51 @@ check_modules() {
 	name=$(sed -n 's/ \[binfmt_misc\]$//p' "$res/$(pair_id)-lp.maff" | LC_ALL=C sort)
 	check "function tracer with ':mod:binfmt_misc' recorded $u calls to $(wc -l <"$res/$(pair_id)-lp.mtraced") functions ($(tr '\n' ' ' <"$res/$(pair_id)-lp.mtraced")), all binfmt_misc's" \
 		"$([ "${u:-0}" -gt 0 ] && [ -z "$(LC_ALL=C comm -23 "$res/$(pair_id)-lp.mtraced" <(echo "$name"))" ]; echo $?)"
+}
+
+# Boot-time conversion of call sites to NOPs (kernel/instrument: the
+# "lpk-ftrace-update" lines of ftrace_update_code()), vmlinux at boot
+# and each module at load.  With the NOPs written at link time
+# (FTRACE_MCOUNT_LINKPASS_NOP) ours must convert nothing.
+check_boot_conversion() {
+	local kind b
+	for kind in stock lp; do
+		b=$sl
+		[ "$kind" = lp ] && b=$ol
+		note "$kind: ftrace_update_code at boot: $(val "$b" boot_records) records, $(val "$b" boot_converted) converted, $(val "$b" boot_update_us) us; at module load: $(val "$b" mod_converted) converted, $(val "$b" mod_update_us) us"
+	done
+	check "the boot log has ftrace_update_code's line for vmlinux (stock and ours)" \
+		"$([ -n "$(val "$sl" boot_records)" ] && [ -n "$(val "$ol" boot_records)" ]; echo $?)"
+	if grep -q '^CONFIG_FTRACE_MCOUNT_LINKPASS_NOP=y' "$(bdir_of lp)/.config"; then
+		check "ours converts no site at boot or module load: the NOPs were written at link time ($(val "$ol" boot_converted) + $(val "$ol" mod_converted))" \
+			"$([ "$(val "$ol" boot_converted)" = 0 ] && [ "$(val "$ol" mod_converted)" = 0 ]; echo $?)"
+	fi
+}
+
+# The ftrace users distributions enable, each on vfs_read (or, for the
+# direct-call sample, wake_up_process), stock against ours: each must
+# work in ours, and give what it gives in stock.  What a config lacks
+# is left out of the script (kernel/initramfs.sh) and here.
+check_consumers() {
+	local f s o cfg=$(bdir_of lp)/.config
+	has() { grep -q "^CONFIG_$1=[ym]" "$cfg"; }
+	# the same work gives the same counts; the stack tracer's deepest
+	# stack may differ, so it must only be there
+	for f in kprobe_lines:KPROBE_EVENTS:= fprobe_lines:FPROBE_EVENTS:= \
+		 profile_hits:FUNCTION_PROFILER:= sys_lines:FTRACE_SYSCALLS:= \
+		 stack_lines:STACK_TRACER:any; do
+		IFS=: read -r name sym how <<<"$f"
+		has "$sym" || { note "(no CONFIG_$sym here: $name not tested)"; continue; }
+		s=$(val "$sl" "$name")
+		o=$(val "$ol" "$name")
+		check "$sym: $name ours $o, stock $s" \
+			"$([ "${o:-0}" -gt 0 ] && [ "${s:-0}" -gt 0 ] &&
+				{ [ "$how" = any ] || [ "$o" = "$s" ]; }; echo $?)"
+	done
+	if has SAMPLE_FTRACE_DIRECT; then
+		for b in "$sl" "$ol"; do
+			check "$([ "$b" = "$ol" ] && echo ours || echo stock): the direct-call sample attached to wake_up_process ($(val "$b" direct_enabled) enabled_functions line), called it $(val "$b" direct_lines) times, and left nothing after rmmod ($(val "$b" direct_after))" \
+				"$([ "$(val "$b" direct_enabled)" = 1 ] && [ "$(val "$b" direct_lines)" -gt 0 ] && [ "$(val "$b" direct_after)" = 0 ]; echo $?)"
+		done
+	fi
 }

@@ -17,7 +17,12 @@
 #           required to be: MODULE_SIG_FORCE), three modules built =m
 #           (binfmt_misc: runs code of its own whenever its filesystem
 #           is used; test_module: prints from its init function;
-#           configfs: a filesystem with module-private code), and per
+#           configfs: a filesystem with module-private code), the
+#           ftrace users distributions enable (the function profiler,
+#           the stack tracer, kprobe events, fprobe events where the
+#           kernel and architecture have them, syscall events, and the
+#           direct-call sample module samples/ftrace/ftrace-direct.ko
+#           where the architecture has direct calls), and per
 #           architecture:
 #             x86     indirect branch tracking (X86_KERNEL_IBT: "endbr64"
 #                     opens every function, so sites sit at function+4),
@@ -51,6 +56,18 @@ for a in "$@"; do
 	case $a in ARCH=*) arch=${a#ARCH=} ;; esac
 done
 
+# The first of the symbol names given that this kernel defines (some
+# were renamed between 6.1 and 6.12).
+pick() {
+	for s in "$@"; do
+		if grep -rqx --include='Kconfig*' "config $s" "$src"; then
+			echo "$s"
+			return
+		fi
+	done
+	echo "$1"
+}
+
 # RELOCATABLE + RANDOMIZE_BASE (KASLR): the table's entries go through
 # the kernel's own relocation (x86's "relocs" tool, the dynamic
 # relocations of arm64 and riscv) like any other address.
@@ -81,22 +98,29 @@ case $profile in
 tiny) ;;
 distro)
 	want="$want MODULES MODULE_UNLOAD MODULE_SIG MODULE_SIG_ALL
-MODULE_SIG_FORCE MODULE_SIG_SHA256 RUNTIME_TESTING_MENU"
-	mods="BINFMT_MISC TEST_LKM CONFIGFS_FS"
+MODULE_SIG_FORCE MODULE_SIG_SHA256 RUNTIME_TESTING_MENU
+FUNCTION_PROFILER STACK_TRACER KPROBES KPROBE_EVENTS DYNAMIC_EVENTS
+FTRACE_SYSCALLS SAMPLES FPROBE FPROBE_EVENTS"
+	mods="BINFMT_MISC TEST_LKM CONFIGFS_FS SAMPLE_FTRACE_DIRECT"
+	# fprobe needs ftrace with registers (not arm64 in 6.12); fprobe
+	# events are 6.7 and later; direct calls are per architecture
+	optional="FPROBE:DYNAMIC_FTRACE_WITH_REGS FPROBE_EVENTS:FPROBE
+SAMPLE_FTRACE_DIRECT:DYNAMIC_FTRACE_WITH_DIRECT_CALLS"
 	case $arch in
 	x86 | x86_64)
-		want="$want X86_KERNEL_IBT CPU_MITIGATIONS MITIGATION_RETPOLINE
-MITIGATION_RETHUNK"
+		rethunk=$(pick MITIGATION_RETHUNK RETHUNK)
+		want="$want X86_KERNEL_IBT $(pick CPU_MITIGATIONS SPECULATION_MITIGATIONS)
+$(pick MITIGATION_RETPOLINE RETPOLINE) $rethunk"
 		# Wanted where the compiler can: return thunks need
 		# -mfunction-return=thunk-extern (gcc 8+, clang 15+; not
 		# clang 14).
-		optional="MITIGATION_RETHUNK:CC_HAS_RETURN_THUNK"
+		optional="$optional $rethunk:CC_HAS_RETURN_THUNK"
 		;;
 	arm64)
 		want="$want CC_OPTIMIZE_FOR_PERFORMANCE DYNAMIC_FTRACE_WITH_CALL_OPS
 ARM64_PTR_AUTH ARM64_PTR_AUTH_KERNEL ARM64_BTI ARM64_BTI_KERNEL"
 		unwant=CC_OPTIMIZE_FOR_SIZE
-		optional="ARM64_BTI_KERNEL:CC_IS_CLANG"
+		optional="$optional ARM64_BTI_KERNEL:CC_IS_CLANG"
 		;;
 	riscv)
 		want="$want CC_OPTIMIZE_FOR_PERFORMANCE RISCV_ISA_C"
@@ -130,14 +154,21 @@ make -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
 "$src/scripts/config" --file "$obj/.config" $args
 make -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
 
-# An optional symbol whose prerequisite the toolchain lacks is not
-# wanted: say so, so the log shows what the build is without.
+# An optional symbol this kernel lacks, or whose prerequisite the
+# kernel, architecture or toolchain lacks, is not wanted: say so, so the
+# log shows what the build is without.
 for o in $optional; do
 	s=${o%%:*}
-	if ! grep -q "^CONFIG_${o#*:}=y" "$obj/.config"; then
-		echo "config.sh: $obj: CONFIG_$s left out: this toolchain has no CONFIG_${o#*:}" >&2
-		want=$(echo "$want" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
+	why=
+	if ! grep -rqx --include='Kconfig*' "config $s" "$src"; then
+		why="this kernel has no CONFIG_$s"
+	elif ! grep -q "^CONFIG_${o#*:}=y" "$obj/.config"; then
+		why="this build has no CONFIG_${o#*:}"
 	fi
+	[ -n "$why" ] || continue
+	echo "config.sh: $obj: CONFIG_$s left out: $why" >&2
+	want=$(echo "$want" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
+	mods=$(echo "$mods" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
 done
 
 fail=0
@@ -170,4 +201,5 @@ echo "config.sh: $obj: mcount method:" \
 	$(has X86_KERNEL_IBT IBT) \
 	$(has ARM64_BTI_KERNEL BTI) \
 	$(has RISCV_ISA_C RVC) \
+	$(has FTRACE_MCOUNT_LINKPASS_NOP "NOPs at link time") \
 	$(grep -q '^CONFIG_MODULES=y' "$obj/.config" && echo "(modules: $(grep -c '=m$' "$obj/.config"))")

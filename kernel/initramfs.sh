@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel/initramfs.sh OUT.cpio ARCH [FUNCTION [MODDIR]]
+# kernel/initramfs.sh OUT.cpio ARCH CONFIG [FUNCTION [MODDIR]]
 #
 # Builds an uncompressed newc initramfs whose /init is kernel/init/lpinit
 # (a static program, built here with ARCH's compiler: x86, arm64 or
-# riscv) and whose /lpk.script is the test below.  lpinit prints what it
+# riscv) and whose /lpk.script is the test below (each step only where
+# the kernel's CONFIG, its .config, has what it tests).  lpinit prints what it
 # reads from tracefs on the console, one "LPK..." line at a time;
 # kernel/bootfacts.sh turns a boot log into the facts the checks use.
 #
@@ -16,6 +17,11 @@
 #   LPK-ENABLED      enabled_functions with set_ftrace_filter=FUNCTION
 #   LPK-T1           the function tracer's trace, filtered on FUNCTION
 #   LPK-G1           the function_graph tracer's, set_graph_function=FUNCTION
+#   LPK-KP           a kprobe event on FUNCTION (KPROBE_EVENTS)
+#   LPK-FP           an fprobe event on FUNCTION (FPROBE_EVENTS)
+#   LPK-PROF         the function profiler's counts (FUNCTION_PROFILER)
+#   LPK-STACK        the stack tracer's deepest stack (STACK_TRACER)
+#   LPK-SYS          read(2) syscall events (FTRACE_SYSCALLS)
 #   LPK-T2           every function traced while one file is read
 #                    (at most 2000 lines; LPK-T2-LINES counts them all)
 #
@@ -27,18 +33,27 @@
 #   LPK-MAFF         module lines of available_filter_functions
 #   LPK-T3           the trace filtered on ':mod:binfmt_misc' while
 #                    binfmt_misc is mounted and used (each exec asks it)
+#   LPK-DIREN        enabled_functions with the direct-call sample
+#                    (samples/ftrace/ftrace-direct.ko) loaded, and
+#   LPK-DIRECT       the trace of its calls (it attaches to
+#                    wake_up_process, which each sleep's timer calls)
 #   LPK rmmod NAME ok|fail    each module, in reverse order
 #   LPK-MAFF2        module lines left afterwards
 #   LPK-INV2         __ftrace_invalid_address lines afterwards
+#   LPK-DIREN2       enabled_functions afterwards
 #
-# and last "LPK done"; then lpinit reboots (QEMU's -no-reboot exits).
+# and last LPK-FTUPD, the kernel log lines of kernel/instrument's
+# ftrace_update_code() prints (vmlinux at boot, each module at load),
+# and "LPK done"; then lpinit reboots (QEMU's -no-reboot exits).
 set -eu
 
 out=$1
 arch=$2
-func=${3:-vfs_read}
-moddir=${4:-}
+config=$3
+func=${4:-vfs_read}
+moddir=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
+has() { grep -q "^CONFIG_$1=[ym]" "$config"; }
 
 case $arch in
 x86 | x86_64) cc=gcc ;;
@@ -96,6 +111,70 @@ write $T/tracing_on 0
 dump LPK-G1 $T/trace
 write $T/current_tracer nop
 write $T/set_graph_function
+EOF
+	if has KPROBE_EVENTS; then
+		cat <<EOF
+# a kprobe on the function's entry (ftrace-based where the arch can)
+write $T/kprobe_events p:lpk_kprobe $func
+write $T/events/kprobes/lpk_kprobe/enable 1
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 5
+write $T/tracing_on 0
+dump LPK-KP $T/trace
+write $T/events/kprobes/lpk_kprobe/enable 0
+write $T/kprobe_events
+EOF
+	fi
+	if has FPROBE_EVENTS; then
+		cat <<EOF
+# an fprobe event on it (a dynamic event)
+write $T/dynamic_events f:lpk_fprobe $func
+write $T/events/fprobes/lpk_fprobe/enable 1
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 5
+write $T/tracing_on 0
+dump LPK-FP $T/trace
+write $T/events/fprobes/lpk_fprobe/enable 0
+write $T/dynamic_events
+EOF
+	fi
+	if has FUNCTION_PROFILER; then
+		cat <<EOF
+# the function profiler's hit count
+write $T/set_ftrace_filter $func
+write $T/function_profile_enabled 1
+read /proc/version 5
+write $T/function_profile_enabled 0
+dump LPK-PROF $T/trace_stat/function0
+write $T/set_ftrace_filter
+EOF
+	fi
+	if has STACK_TRACER; then
+		cat <<EOF
+# the stack tracer, on the function
+write $T/stack_trace_filter $func
+write /proc/sys/kernel/stack_tracer_enabled 1
+read /proc/version 5
+write /proc/sys/kernel/stack_tracer_enabled 0
+dump LPK-STACK $T/stack_trace
+write $T/stack_trace_filter
+EOF
+	fi
+	if has FTRACE_SYSCALLS; then
+		cat <<EOF
+# syscall events
+write $T/events/syscalls/sys_enter_read/enable 1
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 2
+write $T/tracing_on 0
+dump LPK-SYS $T/trace
+write $T/events/syscalls/sys_enter_read/enable 0
+EOF
+	fi
+	cat <<EOF
 # every function: all sites patched to calls and back
 write $T/current_tracer function
 write $T/trace
@@ -108,6 +187,18 @@ EOF
 	if [ -n "$moddir" ]; then
 		while read -r m; do
 			echo "insmod $m /lib/modules/lpk/$m.ko"
+			[ "$m" != ftrace-direct ] || cat <<EOF
+# the direct-call sample attached itself to wake_up_process: each
+# sleep's timer wakes init through it
+dump LPK-DIREN $T/enabled_functions
+write $T/trace
+write $T/tracing_on 1
+sleep 50
+sleep 50
+sleep 50
+write $T/tracing_on 0
+dump LPK-DIRECT $T/trace
+EOF
 		done <"$moddir/order"
 		cat <<EOF
 kmsg LPK-HELLO test_module: Hello, world
@@ -127,14 +218,16 @@ write $T/current_tracer nop
 write $T/set_ftrace_filter
 umount /proc/sys/fs/binfmt_misc
 EOF
-		sed '1!G;h;$!d' "$moddir/order" | while read -r m; do
+		sed '1!G;h;$!d' "$moddir/order" | tr - _ | while read -r m; do
 			echo "rmmod $m"
 		done
 		cat <<EOF
 grep LPK-MAFF2 $T/available_filter_functions  [
 grep LPK-INV2 $T/available_filter_functions __ftrace_invalid_address
+dump LPK-DIREN2 $T/enabled_functions
 EOF
 	fi
+	echo "kmsg LPK-FTUPD lpk-ftrace-update:"
 } >"$root/lpk.script"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"

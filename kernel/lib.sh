@@ -32,12 +32,7 @@ nscans() { grep -cE '^  MCOUNT ' "$1" || true; }
 # Kernel version facts: the tarball, and the config profile it is
 # tested with (kernel/config.sh).
 tarball_of() { echo "/usr/src/linux-source-$1.tar.xz"; }
-profile_of() {
-	case $1 in
-	6.1) echo tiny ;;
-	*) echo distro ;;
-	esac
-}
+profile_of() { echo distro; }
 
 # Architecture facts.  A pair names the architecture as the summary
 # line does (x86_64, arm64, riscv64); Kbuild's ARCH is karch_of.
@@ -62,11 +57,15 @@ image_of() {
 	*) echo "arch/$(karch_of "$1")/boot/Image" ;;
 	esac
 }
-# -fpatchable-function-entry=N[,M] a build compiled with, as linkpass's
-# --patchable-entries=N[,M] (empty for mcount calls): read from the
-# saved command line of one object, so it is what the build did.
+# -fpatchable-function-entry=N[,M] a build compiled its ftrace sites
+# with, as linkpass's --patchable-entries=N[,M] (empty for mcount calls):
+# read from the saved command line of one object, so it is what the
+# build did.  Only where those are ftrace's sites
+# (FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY): x86's call padding uses
+# the same flag for something else.
 pad_opt_of() {
 	local f
+	grep -q '^CONFIG_FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY=y' "$1/.config" || return 0
 	f=$(grep -o -- '-fpatchable-function-entry=[0-9,]*' "$1/init/.main.o.cmd" 2>/dev/null | sed -n 1p)
 	[ -z "$f" ] || echo "--patchable-entries=${f#*=}"
 }
@@ -173,6 +172,7 @@ unpack_trees() {
 		tar -C "$cache/src" -xf "$(tarball_of "$v")"
 		touch "$stock/.lpk-unpacked"
 	fi
+	instrument "$stock"
 	if [ ! -e "$git/.lpk-pristine" ]; then
 		say "making the pristine git tree $git"
 		"$here/series.sh" pristine "$v" "$git"
@@ -188,6 +188,23 @@ unpack_trees() {
 	else
 		"$here/series.sh" verify "$v" "$lp"
 	fi
+	instrument "$lp"
+}
+
+# instrument TREE: kernel/instrument/*.patch, the test's own prints,
+# applied to the stock and the patched tree alike (once; a tree that
+# has an older version of them is made again from scratch by removing
+# its marker, here by hand: the patches change rarely).
+instrument() {
+	local tree=$1 p sum
+	sum=$(cat "$here"/instrument/*.patch | sha1sum | cut -d' ' -f1)
+	[ "$(cat "$tree/.lpk-instrument" 2>/dev/null)" != "$sum" ] || return 0
+	[ ! -e "$tree/.lpk-instrument" ] ||
+		die "$tree: instrumented with other kernel/instrument patches; remove the tree to remake it"
+	for p in "$here"/instrument/*.patch; do
+		patch -d "$tree" -p1 -s -N <"$p" || die "$tree: $p does not apply"
+	done
+	echo "$sum" >"$tree/.lpk-instrument"
 }
 
 # The steps below work on the current pair: globals v (version), arch
@@ -245,8 +262,14 @@ build() {
 	secs "$t0" "$t1"
 }
 
-# The modules a distro build makes, in the order /init loads them.
-MODULES_LOAD_ORDER="configfs binfmt_misc test_module"
+# The modules a distro build makes, in the order /init loads them (file
+# names): the three of every build, then the direct-call sample where
+# the config has it.
+modules_of() {
+	echo configfs binfmt_misc test_module
+	! grep -q '^CONFIG_SAMPLE_FTRACE_DIRECT=m' "$(bdir_of "$1")/.config" ||
+		echo ftrace-direct
+}
 
 # stage_modules KIND: make modules_install into a staging directory
 # (module signing happens here, on the final .ko), then gather the
@@ -263,7 +286,7 @@ stage_modules() {
 		die "$(pair_id)-$kind: modules_install failed; see $res/$(pair_id)-$kind.modinst.log"
 	mkdir -p "$out"
 	: >"$out/order"
-	for m in $MODULES_LOAD_ORDER; do
+	for m in $(modules_of "$kind"); do
 		f=$(find "$stage/lib/modules" -name "$m.ko" | sed -n 1p)
 		[ -n "$f" ] || die "$(pair_id)-$kind: $m.ko not installed under $stage"
 		cp "$f" "$out/"
@@ -272,14 +295,15 @@ stage_modules() {
 	echo "$out"
 }
 
-# Table entries of a module: the size of its __mcount_loc section / 8,
-# else of the compiler's allocated __patchable_function_entries (the
-# table of a stock arm64 or riscv module).
+# Table entries of module FILE: the size of its __mcount_loc section / 8,
+# else, with patchable entries (PAD non-empty), of the compiler's
+# allocated __patchable_function_entries (a stock arm64 or riscv
+# module's table).
 ko_entries() {
 	local size
-	size=$(readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\] *//' | awk '
+	size=$(readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\] *//' | awk -v pad="$2" '
 		$1 == "__mcount_loc" { m = $5 }
-		$1 == "__patchable_function_entries" && $7 ~ /A/ { p = $5 }
+		pad != "" && $1 == "__patchable_function_entries" && $7 ~ /A/ { p = $5 }
 		END { print (m != "") ? m : p }')
 	echo $(( 0x${size:-0} / 8 ))
 }

@@ -26,7 +26,8 @@
 #   kernel: version=<v> arch=<arch> toolchain=<tc> entries=N zeroed=Z
 #     invalid=I stock_invalid=M stock_zeroed=S modules=K
 #     module_entries=E trace_lines=T graph_lines=G module_trace_lines=U
-#     check=ok|fail
+#     boot_converted=C boot_update_us=F stock_boot_converted=C
+#     stock_boot_update_us=F check=ok|fail
 #
 # (check=ok when every assertion of that pair held).  Exits non-zero on
 # any failed assertion.
@@ -113,6 +114,56 @@ done
 
 summaries=()
 total_failures=0
+run_start=$(date -u +%Y-%m-%dT%H:%MZ)
+
+# write_facts: what report.py tabulates for this pair, one "name=value"
+# a line, into $res/PAIR.facts (the boots' own facts are in LOG.facts).
+write_facts() {
+	local k
+	{
+		echo "run_start=$run_start"
+		echo "version=$v"
+		echo "arch=$arch"
+		echo "toolchain=$tc"
+		echo "check=$1"
+		echo "entries=$n_lp"
+		echo "zeroed=$zeroed_lp"
+		echo "invalid=$i"
+		echo "stock_entries=$t_stock"
+		echo "stock_zeroed=$s_zeroed"
+		echo "stock_stale=${stock_stale:-}"
+		echo "stock_invalid=$m"
+		echo "stock_misnamed=$misnamed"
+		echo "only_ours=$only_lp"
+		echo "modules=$mods"
+		echo "module_entries=$module_entries"
+		echo "stock_module_entries=${stock_module_entries:-0}"
+		echo "links_stock=${links[stock]}"
+		echo "links_lp=${links[lp]}"
+		echo "full_stock=${full[stock]}"
+		echo "full_lp=${full[lp]}"
+		echo "incr_stock=$incr_stock"
+		echo "incr_lp=$incr_lp"
+		echo "pl_stock_ms=$pl_stock_ms"
+		echo "pl_lp_scans_check=$pl_lp_scans_check"
+		echo "pl_least_ms=$pl_least_ms"
+		# a fact whose feature the config lacks stays empty
+		for k in boot_converted: boot_update_us: mod_converted: \
+			 graph_func: kprobe_lines:KPROBE_EVENTS \
+			 fprobe_lines:FPROBE_EVENTS profile_hits:FUNCTION_PROFILER \
+			 stack_lines:STACK_TRACER sys_lines:FTRACE_SYSCALLS \
+			 direct_lines:SAMPLE_FTRACE_DIRECT; do
+			if [ -n "${k#*:}" ] &&
+			   ! grep -q "^CONFIG_${k#*:}=[ym]" "$(bdir_of lp)/.config"; then
+				echo "${k%%:*}="
+				echo "stock_${k%%:*}="
+				continue
+			fi
+			echo "${k%%:*}=$(val "$ol" "${k%%:*}")"
+			echo "stock_${k%%:*}=$(val "$sl" "${k%%:*}")"
+		done
+	} >"$res/$(pair_id).facts"
+}
 
 # --- one version, architecture and toolchain --------------------------------
 
@@ -123,7 +174,8 @@ boot_kind() {
 	local kind=$1 moddir=$2 initrd log
 	initrd=$res/$(pair_id)-$kind.initramfs.cpio
 	log=$res/$(pair_id)-$kind.boot.log
-	"$here/initramfs.sh" "$initrd" "$(karch_of "$arch")" vfs_read $moddir
+	"$here/initramfs.sh" "$initrd" "$(karch_of "$arch")" "$(bdir_of "$kind")/.config" \
+		vfs_read $moddir
 	"$here/boot.sh" "$(karch_of "$arch")" "$(bdir_of "$kind")/$(image_of "$arch")" \
 		"$initrd" "$log" | sed -n 's/^entries=//p'
 	"$here/bootfacts.sh" "$log" vfs_read >"$log.facts"
@@ -151,6 +203,9 @@ run_pair() {
 	sl=$res/$(pair_id)-stock.boot.log
 	ol=$res/$(pair_id)-lp.boot.log
 	pad=$(pad_opt_of "$(bdir_of lp)")
+	sites=
+	! grep -q '^CONFIG_FTRACE_MCOUNT_LINKPASS_NOP=y' "$(bdir_of lp)/.config" ||
+		sites=--sites=nop
 	smods=
 	lmods=
 	if [ "$(profile_of "$v")" = distro ]; then
@@ -170,6 +225,8 @@ run_pair() {
 	check_byte_audit
 	mods=0 module_entries=0 u=0
 	[ -z "$lmods" ] || check_modules
+	check_boot_conversion
+	check_consumers
 
 	postlink_cost 5
 	local p="[$v $arch $tc]"
@@ -184,7 +241,8 @@ run_pair() {
 
 	local result=ok
 	[ "$failures" = 0 ] || result=fail
-	summaries+=("kernel: version=$v arch=$arch toolchain=$tc entries=$n_lp zeroed=$zeroed_lp invalid=$i stock_invalid=$m stock_zeroed=$s_zeroed modules=$mods module_entries=$module_entries trace_lines=$k graph_lines=$g module_trace_lines=${u:-0} check=$result")
+	write_facts "$result"
+	summaries+=("kernel: version=$v arch=$arch toolchain=$tc entries=$n_lp zeroed=$zeroed_lp invalid=$i stock_invalid=$m stock_zeroed=$s_zeroed modules=$mods module_entries=$module_entries trace_lines=$k graph_lines=$g module_trace_lines=${u:-0} boot_converted=$(val "$ol" boot_converted) boot_update_us=$(val "$ol" boot_update_us) stock_boot_converted=$(val "$sl" boot_converted) stock_boot_update_us=$(val "$sl" boot_update_us) check=$result")
 	say "$p ${summaries[-1]}"
 	total_failures=$((total_failures + failures))
 }

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""kernel/report.py RESULTS [--doc PAGE]
+
+Turns the facts kernel/test-kernel.sh recorded for each pair it ran
+(RESULTS/<version>-<arch>-<toolchain>.facts, "name=value" lines) into
+the side-by-side tables of docs/kernel.md: tables and boots, build
+time, the post-link step, boot-time conversion, and the ftrace users.
+Prints them; with --doc, also rewrites the block between
+"<!-- kernel:begin -->" and "<!-- kernel:end -->" of PAGE.
+
+Only pairs of one run belong in one block: the facts files carry the
+run's start time, and pairs from another run are left out (named on
+stderr).
+"""
+
+import argparse
+import pathlib
+import re
+import sys
+
+ORDER = {"x86_64": 0, "arm64": 1, "riscv64": 2}
+BEGIN, END = "<!-- kernel:begin -->", "<!-- kernel:end -->"
+
+
+def load(results):
+    pairs = []
+    for f in sorted(pathlib.Path(results).glob("*.facts")):
+        if f.name.count("-") < 2 or ".boot." in f.name:
+            continue
+        d = {}
+        for line in f.read_text().splitlines():
+            k, _, v = line.partition("=")
+            d[k] = v
+        if "version" in d:
+            pairs.append(d)
+    return pairs
+
+
+def one_run(pairs):
+    """The pairs of the newest run (run_start), and the names of others."""
+    if not pairs:
+        return [], []
+    newest = max(p.get("run_start", "") for p in pairs)
+    keep = [p for p in pairs if p.get("run_start", "") == newest]
+    left = [name(p) for p in pairs if p.get("run_start", "") != newest]
+    keep.sort(key=lambda p: (p["version"] != "6.12", ORDER.get(p["arch"], 9),
+                             p["toolchain"]))
+    return keep, left
+
+
+def name(p):
+    return f'{p["version"]} {p["arch"]} {p["toolchain"]}'
+
+
+def num(v, fmt="{:,}"):
+    if v in (None, ""):
+        return "—"
+    try:
+        x = float(v)
+    except ValueError:
+        return v
+    return fmt.format(int(x)) if x == int(x) and "{:," in fmt else fmt.format(x)
+
+
+def ratio(a, b):
+    try:
+        return f"{float(a) / float(b):.2f}"
+    except (TypeError, ValueError, ZeroDivisionError):
+        return "—"
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def render(pairs, run_start):
+    g = lambda p, k: p.get(k, "")
+    parts = [f"From one run of `kernel/test-kernel.sh` started {run_start} "
+             f"(`make test-kernel-all`); each pair's full log line is in "
+             f"the run's `results/`."]
+
+    parts.append("**Tables and boots.** Entries of vmlinux's table; for "
+                 "stock, the dead entries `linkpass check` finds (zeroed "
+                 "by `sorttable -s`, or stale: shown at boot as invalid, "
+                 "listed under a live neighbour's name, or in freed "
+                 "`.init.text`); functions only ours lists; module "
+                 "entries of the loaded modules; vmlinux links.")
+    rows = []
+    for p in pairs:
+        rows.append([name(p), num(g(p, "entries")), num(g(p, "zeroed")),
+                     num(g(p, "invalid")), num(g(p, "stock_entries")),
+                     num(g(p, "stock_zeroed")), num(g(p, "stock_stale")),
+                     num(g(p, "stock_invalid")), num(g(p, "stock_misnamed")),
+                     num(g(p, "only_ours")),
+                     f'{num(g(p, "module_entries"))} / {num(g(p, "stock_module_entries"))}',
+                     f'{g(p, "links_stock")} / {g(p, "links_lp")}',
+                     g(p, "check")])
+    parts.append(table(["pair", "ours: entries", "zeroed", "invalid at boot",
+                        "stock: entries", "zeroed", "stale", "invalid at boot",
+                        "misnamed", "only ours lists", "module entries ours / stock",
+                        "links stock / ours", "check"], rows))
+
+    parts.append("**Build time** (seconds; full builds one each, "
+                 "incremental the median of interleaved rounds after "
+                 "touching `fs/read_write.c`).")
+    rows = [[name(p), num(g(p, "full_stock"), "{:.1f}"), num(g(p, "full_lp"), "{:.1f}"),
+             ratio(g(p, "full_lp"), g(p, "full_stock")),
+             num(g(p, "incr_stock"), "{:.1f}"), num(g(p, "incr_lp"), "{:.1f}"),
+             ratio(g(p, "incr_lp"), g(p, "incr_stock"))] for p in pairs]
+    parts.append(table(["pair", "full stock", "full ours", "ours / stock",
+                        "incremental stock", "incremental ours", "ours / stock"], rows))
+
+    parts.append("**The post-link step** (milliseconds, median of 5 "
+                 "interleaved rounds on the images the builds left): "
+                 "stock's `nm -S` + `sorttable -s` (6.1: `sorttable`) "
+                 "against our scans of the images the build scanned and "
+                 "`linkpass check vmlinux`; the least work that keeps the "
+                 "same entries (`bench/leastwork`, mcount calls only).")
+    rows = [[name(p), num(g(p, "pl_stock_ms"), "{:.1f}"),
+             num(g(p, "pl_lp_scans_check"), "{:.1f}"),
+             ratio(g(p, "pl_lp_scans_check"), g(p, "pl_stock_ms")),
+             num(g(p, "pl_least_ms"), "{:.1f}"),
+             ratio(g(p, "pl_lp_scans_check"), g(p, "pl_least_ms"))] for p in pairs]
+    parts.append(table(["pair", "stock", "ours: scans + check", "ours / stock",
+                        "least work", "ours / least work"], rows))
+
+    parts.append("**Boot-time conversion** (`ftrace_update_code()`, "
+                 "kernel/instrument): call sites turned into NOPs and "
+                 "the time it took, vmlinux at boot and all modules at "
+                 "load.")
+    rows = [[name(p), num(g(p, "stock_boot_converted")),
+             num(g(p, "stock_boot_update_us"), "{:.1f}"),
+             num(g(p, "stock_mod_converted")),
+             num(g(p, "boot_converted")), num(g(p, "boot_update_us"), "{:.1f}"),
+             num(g(p, "mod_converted"))] for p in pairs]
+    parts.append(table(["pair", "stock: converted", "µs", "at module load",
+                        "ours: converted", "µs", "at module load"], rows))
+
+    parts.append("**The ftrace users** on `vfs_read` (the direct-call "
+                 "sample on `wake_up_process`): events or hits, ours / "
+                 "stock; — where the kernel or architecture lacks it.")
+    rows = []
+    for p in pairs:
+        cell = lambda k: ("—" if g(p, k) == "" else
+                          f'{g(p, k)} / {g(p, "stock_" + k)}')
+        rows.append([name(p), cell("graph_func"), cell("kprobe_lines"),
+                     cell("fprobe_lines"), cell("profile_hits"),
+                     cell("stack_lines"), cell("sys_lines"), cell("direct_lines")])
+    parts.append(table(["pair", "function_graph calls", "kprobe event",
+                        "fprobe event", "profiler hits", "stack tracer lines",
+                        "syscall events", "direct calls"], rows))
+    return "\n\n".join(parts) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results")
+    ap.add_argument("--doc")
+    a = ap.parse_args()
+    pairs, left = one_run(load(a.results))
+    if not pairs:
+        sys.exit(f"report.py: {a.results}: no facts of any pair")
+    for n in left:
+        print(f"report.py: left out {n}: from another run", file=sys.stderr)
+    text = render(pairs, pairs[0].get("run_start", "?"))
+    print(text)
+    if a.doc:
+        page = pathlib.Path(a.doc)
+        doc = page.read_text()
+        m = re.search(re.escape(BEGIN) + r"\n.*?" + re.escape(END), doc, re.S)
+        if not m:
+            sys.exit(f"report.py: {page}: no {BEGIN} ... {END} block")
+        page.write_text(doc[:m.start()] + BEGIN + "\n" + text + END + doc[m.end():])
+
+
+if __name__ == "__main__":
+    main()
