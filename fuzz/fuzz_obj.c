@@ -74,14 +74,13 @@ static int run_obj(char **err)
 	size_t len;
 	int ret;
 
-	memset(&o, 0, sizeof(o));
+	options_init(&o);
 	o.image = path;
 	o.files = files;
 	o.nfiles = 1;
-	scan_opts_init(&o.scan);
 	ret = fuzz_run("obj: error is not one 'file: place: cause' line",
 		       cmd_obj, &o, path, err, &len);
-	scan_opts_free(&o.scan);
+	options_free(&o);
 	if (ret == EXIT_OK) {
 		if (len && !strstr(*err, ": " MCOUNT_SECTION ": already present"))
 			fuzz_fail("obj: success printed something", *err);
