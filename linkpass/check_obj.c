@@ -197,8 +197,8 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 	size_t n = 0, i;
 	int ret = EXIT_ERROR;
 
-	o->scan.reasons = true;	/* findings name functions */
-	if (scan_image(im, &o->scan, &r) < 0)
+	/* findings name functions */
+	if (scan_image(im, &o->scan, &scan_explained, &r) < 0)
 		return EXIT_ERROR;
 	if (!sec && !r.nkept) {
 		/* nothing to trace: "linkpass obj" adds no table either */

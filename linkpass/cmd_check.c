@@ -181,11 +181,11 @@ int check_verdict(const struct options *o, bool found, size_t n,
 }
 
 /* The sites to compare with: from relocations, or from function entries. */
-static int find_sites(struct options *o, struct image *im,
-		      struct scan_result *r)
+static int find_sites(const struct options *o, struct image *im,
+		      const struct scan_want *want, struct scan_result *r)
 {
 	if (!o->byte_audit)
-		return scan_image(im, &o->scan, r);
+		return scan_image(im, &o->scan, want, r);
 	if (o->scan.patchable)
 		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n",
 		       o->image, o->scan.pad_n, o->scan.pad_m,
@@ -200,6 +200,7 @@ static int find_sites(struct options *o, struct image *im,
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
+	struct scan_want want = { .reach_later = true };
 	struct table_bounds bounds;
 	struct scan_result r;
 	struct table t;
@@ -212,17 +213,13 @@ static int check_linked(struct options *o, struct image *im,
 	 * scan's pass over the symbols also finds the table's bounds.
 	 */
 	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
-	o->scan.reasons = false;
-	o->scan.bounds = &bounds;
 	/*
 	 * The stripped-objects check searches on two threads: its own and
 	 * this one, in scan_finish().  Its verdict comes before reading the
 	 * table, so that a refused image gets that one error line.
 	 */
-	o->scan.reach_later = true;
-	ret = find_sites(o, im, &r);
-	o->scan.bounds = NULL;
-	o->scan.reach_later = false;
+	want.bounds = &bounds;
+	ret = find_sites(o, im, &want, &r);
 	if (ret < 0)
 		return EXIT_ERROR;
 	ret = EXIT_ERROR;
@@ -244,8 +241,7 @@ static int check_linked(struct options *o, struct image *im,
 	if (!o->byte_audit && !agree(&r, sorted, n)) {
 		/* findings to explain: scan again with the drop reasons */
 		scan_result_free(&r);
-		o->scan.reasons = true;
-		if (scan_image(im, &o->scan, &r) < 0)
+		if (scan_image(im, &o->scan, &scan_explained, &r) < 0)
 			goto out_free_sorted;
 	}
 	order_faults(o, &t, fd);

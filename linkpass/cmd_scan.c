@@ -54,14 +54,12 @@ static void print_stats(const struct options *o, const struct scan_result *r,
  * after the table is written: the timed run is the one without
  * --stats, so --stats does not change what it measures.
  */
-static void count_reasons(struct image *im, struct options *o,
+static void count_reasons(struct image *im, const struct options *o,
 			  struct scan_result *r)
 {
 	struct scan_result full;
 
-	o->scan.reasons = true;
-	o->scan.anchors = false;
-	if (scan_image(im, &o->scan, &full) < 0)
+	if (scan_image(im, &o->scan, &scan_explained, &full) < 0)
 		return;		/* not reached: the same scan succeeded */
 	memcpy(r->stats.verdicts, full.stats.verdicts,
 	       sizeof(r->stats.verdicts));
@@ -79,6 +77,8 @@ int cmd_scan(struct options *o)
 	uint64_t t_start = now_ns(), ns_open, ns_write, t0, t_end;
 	struct scan_result r;
 	struct out_gate gate = { reach_passed, &r };
+	/* the kept sites and the anchors; the drop reasons only for --stats */
+	const struct scan_want want = { .anchors = true, .reach_later = true };
 	struct anchors a;
 	struct image im;
 	int ret = EXIT_ERROR;
@@ -90,13 +90,9 @@ int cmd_scan(struct options *o)
 	if (image_read_dynamic(&im) < 0)
 		goto out_close;
 	ns_open = now_ns() - t_start;
-	o->scan.reasons = false;
-	o->scan.anchors = true;
 	/* the check goes on while the table is written; the gate waits */
-	o->scan.reach_later = true;
-	if (scan_image(&im, &o->scan, &r) < 0)
+	if (scan_image(&im, &o->scan, &want, &r) < 0)
 		goto out_close;
-	o->scan.reach_later = false;
 	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;
 	t0 = now_ns();

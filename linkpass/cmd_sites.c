@@ -16,7 +16,7 @@ int cmd_sites(struct options *o)
 
 	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
-	if (scan_image(&im, &o->scan, &r) < 0)
+	if (scan_image(&im, &o->scan, &scan_explained, &r) < 0)
 		goto out_close;
 	for (i = 0; i < r.nkept; i++)
 		describe_print_entry(&im, &r.funcs, r.kept[i].addr, &cur);

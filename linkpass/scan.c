@@ -43,6 +43,8 @@ const char *const verdict_short[NR_VERDICTS] = {
 	[DROP_DUPLICATE] = "duplicate",
 };
 
+const struct scan_want scan_explained = { .reasons = true };
+
 const char *const default_mcount_syms[] = {
 	"__fentry__", "mcount", "_mcount", NULL,
 };
@@ -61,7 +63,6 @@ void scan_opts_init(struct scan_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->mcount_syms = (const char **)default_mcount_syms;
-	o->reasons = true;
 	policy_init(&o->policy);
 }
 
@@ -1403,7 +1404,7 @@ static struct worker *make_workers(struct image *im, const uint8_t *is_mcount,
 }
 
 int scan_image(struct image *im, const struct scan_opts *o,
-	       struct scan_result *r)
+	       const struct scan_want *want, struct scan_result *r)
 {
 	struct relocs *rels = NULL;
 	struct worker *w = NULL;
@@ -1430,24 +1431,24 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	 * and the anchor candidates.
 	 */
 	t0 = now_ns();
-	if (o->reasons && image_symbols(im) < 0)
+	if (want->reasons && image_symbols(im) < 0)
 		goto out_free;
 	traced = traced_sections(im, o);
-	if (!o->reasons) {
+	if (!want->reasons) {
 		init_entry_set(im, traced, &e);
 		p.e = &e;
 	}
-	if (o->anchors) {
+	if (want->anchors) {
 		r->anchors = xmalloc(sizeof(*r->anchors));
 		anchor_cands_init(r->anchors, im);
 		p.anchors = r->anchors;
 	}
 	p.is_mcount = is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	p.bounds = o->bounds;
+	p.bounds = want->bounds;
 	if (run_symbol_pass(im, o, &p) < 0)
 		goto out_free;
-	if (o->bounds)
-		o->bounds->looked = true;
+	if (want->bounds)
+		want->bounds->looked = true;
 	/* with reasons: the sorted index of functions, for judge() */
 	fast = p.e != NULL;
 	if (!fast) {
@@ -1490,9 +1491,9 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
 	/* the same for objects stripped before the link (reach.c) */
-	if (reach_start(im, r, o->reach_later ? o->threads : 1, &r->reach) < 0)
+	if (reach_start(im, r, want->reach_later ? o->threads : 1, &r->reach) < 0)
 		goto out_free;
-	ret = o->reach_later ? 0 : scan_finish(r);
+	ret = want->reach_later ? 0 : scan_finish(r);
 
 out_free:
 	if (w)

@@ -49,14 +49,6 @@ struct scan_opts {
 	struct policy policy;
 	int threads;			/* 0: one per online CPU, max 8 */
 	/*
-	 * Judge every dropped site (r->dropped, the drop counts) and keep
-	 * the sorted function index (r->funcs).  Off, the scan decides
-	 * the kept sites alone, by a hash set of function entries, and
-	 * r->dropped stays empty: the same table for a fraction of the
-	 * work.  On by default.
-	 */
-	bool reasons;
-	/*
 	 * Sites are the entries of the compiler's
 	 * __patchable_function_entries list, not mcount calls
 	 * (patchable.c).
@@ -70,6 +62,18 @@ struct scan_opts {
 	 * exactly such pads.
 	 */
 	unsigned int pad_n, pad_m;
+};
+
+/* What a scan must do besides finding the kept sites: its caller's say. */
+struct scan_want {
+	/*
+	 * Judge every dropped site (r->dropped, the drop counts) and keep
+	 * the sorted function index (r->funcs).  Off, the scan decides
+	 * the kept sites alone, by a hash set of function entries, and
+	 * r->dropped stays empty: the same table for a fraction of the
+	 * work.
+	 */
+	bool reasons;
 	/* Also find each section's anchor candidate (r->anchors). */
 	bool anchors;
 	/* Also look up the table's bound symbols (check), or NULL. */
@@ -81,6 +85,9 @@ struct scan_opts {
 	 */
 	bool reach_later;
 };
+
+/* The scan of commands that explain what they find (sites, obj...). */
+extern const struct scan_want scan_explained;
 
 struct scan_stats {
 	size_t relsecs;		/* relocation sections read */
@@ -112,19 +119,19 @@ struct scan_result {
 	 */
 	struct site *unentered;
 	size_t nunentered, capunentered;
-	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
+	/* with scan_want.anchors: the anchor candidates (anchor.h) */
 	struct anchor_cands *anchors;
 	struct scan_stats stats;
-	struct reach *reach;	/* with scan_opts.reach_later, or NULL */
+	struct reach *reach;	/* with scan_want.reach_later, or NULL */
 };
 
 void scan_opts_init(struct scan_opts *o);
 void scan_opts_free(struct scan_opts *o);
 
 int scan_image(struct image *im, const struct scan_opts *o,
-	       struct scan_result *r);
+	       const struct scan_want *want, struct scan_result *r);
 /*
- * After scan_image() with scan_opts.reach_later: wait for the
+ * After scan_image() with scan_want.reach_later: wait for the
  * stripped-objects check; 0 when the result stands, or -1 after its
  * error line.  Without reach_later, 0 at once.
  */
