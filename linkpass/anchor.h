@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "image.h"
-#include "scan.h"
+#include "site.h"
 
 struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "find.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -113,7 +114,7 @@ static int read_obj_table(struct image *im, struct section *sec,
 				    n) : 0;
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
-	l = reloc_layout_of(im, rsec);
+	l = rel.layout;
 	seen = xcalloc(n ? n : 1, sizeof(*seen));
 	for (j = 0; j < rel.count; j++) {
 		struct reloc r;
@@ -198,7 +199,7 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 	int ret = EXIT_ERROR;
 
 	/* findings name functions */
-	if (scan_image(im, &o->scan, &scan_explained, &r) < 0)
+	if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
 		return EXIT_ERROR;
 	if (!sec && !r.nkept) {
 		/* nothing to trace: "linkpass obj" adds no table either */

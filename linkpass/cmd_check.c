@@ -14,6 +14,7 @@
 #include "audit.h"
 #include "check.h"
 #include "describe.h"
+#include "find.h"
 #include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
@@ -181,11 +182,11 @@ int check_verdict(const struct options *o, bool found, size_t n,
 }
 
 /* The sites to compare with: from relocations, or from function entries. */
-static int find_sites(const struct options *o, struct image *im,
-		      const struct scan_want *want, struct scan_result *r)
+static int sites_to_check(const struct options *o, struct image *im,
+			  const struct scan_want *want, struct scan_result *r)
 {
 	if (!o->byte_audit)
-		return scan_image(im, &o->scan, want, r);
+		return find_sites(im, &o->scan, want, r);
 	if (o->scan.patchable)
 		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n",
 		       o->image, o->scan.pad_n, o->scan.pad_m,
@@ -219,7 +220,7 @@ static int check_linked(struct options *o, struct image *im,
 	 * table, so that a refused image gets that one error line.
 	 */
 	want.bounds = &bounds;
-	ret = find_sites(o, im, &want, &r);
+	ret = sites_to_check(o, im, &want, &r);
 	if (ret < 0)
 		return EXIT_ERROR;
 	ret = EXIT_ERROR;
@@ -241,7 +242,7 @@ static int check_linked(struct options *o, struct image *im,
 	if (!o->byte_audit && !agree(&r, sorted, n)) {
 		/* findings to explain: scan again with the drop reasons */
 		scan_result_free(&r);
-		if (scan_image(im, &o->scan, &scan_explained, &r) < 0)
+		if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
 			goto out_free_sorted;
 	}
 	order_faults(o, &t, fd);

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "elfwrite.h"
+#include "find.h"
 #include "mcount-table.h"
 #include "util.h"
 
@@ -184,7 +185,7 @@ static int process(struct options *o, const char *path)
 		lp_error(path, ".symtab", "the object has no symbol table");
 		goto out_close;
 	}
-	if (scan_image(&im, &o->scan, &scan_explained, &r) < 0)
+	if (find_sites(&im, &o->scan, &scan_explained, &r) < 0)
 		goto out_close;
 	ent = xcalloc(r.nkept ? r.nkept : 1, sizeof(*ent));
 	if (plan_entries(&im, &r, ent) < 0)

@@ -5,6 +5,7 @@
 
 #include "anchor.h"
 #include "commands.h"
+#include "find.h"
 #include "table_write.h"
 #include "util.h"
 
@@ -59,7 +60,7 @@ static void count_reasons(struct image *im, const struct options *o,
 {
 	struct scan_result full;
 
-	if (scan_image(im, &o->scan, &scan_explained, &full) < 0)
+	if (find_sites(im, &o->scan, &scan_explained, &full) < 0)
 		return;		/* not reached: the same scan succeeded */
 	memcpy(r->stats.verdicts, full.stats.verdicts,
 	       sizeof(r->stats.verdicts));
@@ -91,7 +92,7 @@ int cmd_scan(struct options *o)
 		goto out_close;
 	ns_open = now_ns() - t_start;
 	/* the check goes on while the table is written; the gate waits */
-	if (scan_image(&im, &o->scan, &want, &r) < 0)
+	if (find_sites(&im, &o->scan, &want, &r) < 0)
 		goto out_close;
 	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "relocs.h"
 #include "util.h"
 
 /*
@@ -799,12 +798,13 @@ bool image_is_code_relocs(const struct image *im, const struct section *s)
 
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r)
 {
-	enum reloc_layout l = reloc_layout_of(im, rsec);
+	enum reloc_layout l = image_reloc_layout(im, rsec);
 	size_t entsize = reloc_entsize(l);
 	const char *p = im->path;
 
 	memset(r, 0, sizeof(*r));
 	r->rsec = rsec;
+	r->layout = l;
 	if (rsec->sh.sh_info == 0 || rsec->sh.sh_info >= im->nsecs)
 		return lp_error(p, rsec->name, "sh_info %u out of range (%zu sections)",
 				rsec->sh.sh_info, im->nsecs);

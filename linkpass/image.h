@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "relocs.h"
 
 struct section {
 	size_t idx;
@@ -34,22 +35,6 @@ struct symbol {
 	uint8_t type;		/* STT_* */
 	uint8_t bind;		/* STB_* */
 	uint8_t vis;		/* STV_* */
-};
-
-/* One relocation, decoded; see reloc_get() in relocs.h. */
-struct reloc {
-	uint64_t offset;
-	uint64_t sym;
-	uint32_t type;
-	int64_t addend;
-};
-
-/* A relocation section's entries, in place in the mapped file. */
-struct relocs {
-	struct section *rsec;	/* the SHT_REL/SHT_RELA section */
-	struct section *target;	/* the section it applies to (sh_info) */
-	const void *base;
-	size_t count;
 };
 
 /* The raw bytes a symbol decoder reads, checked once at open. */
@@ -230,6 +215,14 @@ struct symbol *image_find_symbol(struct image *im, const char *name);
  */
 int image_find_symbols(struct image *im, const char *const *names, size_t n,
 		       struct symbol *out, bool *found);
+
+/* The layout of relocation section @rsec of @im. */
+static inline enum reloc_layout image_reloc_layout(const struct image *im,
+						   const struct section *rsec)
+{
+	return reloc_layout_pick(im->ehdr.e_ident[EI_CLASS],
+				 rsec->sh.sh_type == SHT_RELA);
+}
 
 /* View a relocation section in place, checking its links and sizes. */
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r);

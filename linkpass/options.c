@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcount.h"
 #include "util.h"
 
 /* How an option's argument reaches struct options. */

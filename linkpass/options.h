@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "scan.h"
+#include "site.h"
 
 /* The commands, as bits: an option lists those that take it. */
 enum {

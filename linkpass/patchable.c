@@ -259,7 +259,7 @@ static int read_entries(struct image *im, const struct section *list,
 				"no relocations kept for it; link the image with -q (--emit-relocs)");
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
-	l = reloc_layout_of(im, rsec);
+	l = rel.layout;
 	/* a list of size 0 has no bytes: its first relocation is refused
 	 * as not an entry */
 	if (!reloc_has_addend(l) &&
@@ -381,6 +381,9 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	return 0;
 out_free:
 	free(cand);
-	scan_result_free(r);
+	free(r->kept);
+	free(r->dropped);
+	funcs_free(&r->funcs);
+	memset(r, 0, sizeof(*r));
 	return -1;
 }

@@ -445,7 +445,7 @@ static int load_refs(struct reach *rc)
 			return -1;
 		/* Rel: the addends are in the bytes; a section of size 0
 		 * has none, and its relocations reach nothing (ref_target) */
-		if (!reloc_has_addend(reloc_layout_of(im, rs->rsec)) &&
+		if (!reloc_has_addend(rs->layout) &&
 		    !image_section_bytes(im, rs->target))
 			return -1;
 		rc->nrefs += rs->count > 0;
@@ -457,7 +457,7 @@ static int load_refs(struct reach *rc)
 static void scan_relocs(struct reach *rc, const struct relocs *rs,
 			uint64_t from, uint64_t to)
 {
-	switch (reloc_layout_of(rc->im, rs->rsec)) {
+	switch (rs->layout) {
 	case RELA64:
 		refs_in(rc, RELA64, rs, from, to);
 		break;

@@ -12,7 +12,7 @@
 #ifndef LINKPASS_REACH_H
 #define LINKPASS_REACH_H
 
-#include "scan.h"
+#include "site.h"
 
 /*
  * For the scan without reasons: note the entry-style call @s, dropped

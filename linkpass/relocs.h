@@ -9,9 +9,10 @@
 #define LINKPASS_RELOCS_H
 
 #include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
-
-#include "image.h"
 
 enum reloc_layout {
 	RELA64,
@@ -20,18 +21,30 @@ enum reloc_layout {
 	REL32,
 };
 
+/* One relocation, decoded; see reloc_get(). */
+struct reloc {
+	uint64_t offset;
+	uint64_t sym;
+	uint32_t type;
+	int64_t addend;
+};
+
+struct section;
+
+/* A relocation section's entries, in place in the mapped file. */
+struct relocs {
+	struct section *rsec;	/* the SHT_REL/SHT_RELA section */
+	struct section *target;	/* the section it applies to (sh_info) */
+	enum reloc_layout layout;
+	const void *base;
+	size_t count;
+};
+
 static inline enum reloc_layout reloc_layout_pick(uint8_t elfclass, bool rela)
 {
 	if (elfclass == ELFCLASS64)
 		return rela ? RELA64 : REL64;
 	return rela ? RELA32 : REL32;
-}
-
-static inline enum reloc_layout reloc_layout_of(const struct image *im,
-						const struct section *rsec)
-{
-	return reloc_layout_pick(im->ehdr.e_ident[EI_CLASS],
-				 rsec->sh.sh_type == SHT_RELA);
 }
 
 static inline bool reloc_has_addend(enum reloc_layout l)
@@ -93,7 +106,8 @@ reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
 		r->addend = e.r_addend;
 		break;
 	}
-	case REL32: {
+	case REL32:
+	default: {
 		Elf32_Rel e;
 
 		memcpy(&e, p, sizeof(e));

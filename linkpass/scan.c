@@ -15,39 +15,15 @@
 
 #include "anchor.h"
 #include "entries.h"
+#include "mcount.h"
 #include "namefilter.h"
 #include "order.h"
-#include "patchable.h"
 #include "reach.h"
 #include "relocs.h"
 #include "table_read.h"
 #include "util.h"
 
-const char *const verdict_name[NR_VERDICTS] = {
-	[SITE_KEPT] = "kept",
-	[DROP_NOT_CALL] = "not a call (data or address reference)",
-	[DROP_UNTRACED] = "in an untraced section",
-	[DROP_DEAD_BODY] = "in a dead function body (overridden weak function)",
-	[DROP_NO_FUNC] = "in code that no live function symbol covers",
-	[DROP_NOT_ENTRY] = "not at a function entry",
-	[DROP_DUPLICATE] = "duplicate relocation for one site",
-};
-
-const char *const verdict_short[NR_VERDICTS] = {
-	[SITE_KEPT] = "kept",
-	[DROP_NOT_CALL] = "not a call",
-	[DROP_UNTRACED] = "untraced section",
-	[DROP_DEAD_BODY] = "dead body (overridden weak)",
-	[DROP_NO_FUNC] = "no function symbol",
-	[DROP_NOT_ENTRY] = "not at entry",
-	[DROP_DUPLICATE] = "duplicate",
-};
-
 const struct scan_want scan_explained = { .reasons = true };
-
-const char *const default_mcount_syms[] = {
-	"__fentry__", "mcount", "_mcount", NULL,
-};
 
 /* Below this many relocations one thread is faster than starting more. */
 #define PARALLEL_MIN_RELOCS 200000
@@ -56,22 +32,6 @@ const char *const default_mcount_syms[] = {
 #define DEAD_BODY_WINDOW 256
 /* Function alignment of gcc and clang at -O2 on x86. */
 #define FUNC_ALIGN 16
-
-enum { MCOUNT_NO = 0, MCOUNT_ENTRY = 1, MCOUNT_PROLOGUE = 2 };
-
-void scan_opts_init(struct scan_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->mcount_syms = (const char **)default_mcount_syms;
-	policy_init(&o->policy);
-}
-
-void scan_opts_free(struct scan_opts *o)
-{
-	if (o->mcount_syms != (const char **)default_mcount_syms)
-		free(o->mcount_syms);
-	policy_free(&o->policy);
-}
 
 /* A contiguous run of one relocation section, handled by one worker. */
 struct chunk {
@@ -258,23 +218,6 @@ static int thread_count(const struct scan_opts *o, size_t nrelocs)
 	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
 }
 
-/* Which mcount symbol, if any, is named @name. */
-static uint8_t mcount_kind(const struct scan_opts *o, const char *name)
-{
-	uint8_t kind = MCOUNT_NO;
-	size_t j;
-
-	for (j = 0; o->mcount_syms[j]; j++) {
-		if (strcmp(name, o->mcount_syms[j]))
-			continue;
-		/* __fentry__ is called first thing; mcount after the
-		 * prologue */
-		kind = strncmp(o->mcount_syms[j], "__fentry", 8) ?
-		       MCOUNT_PROLOGUE : MCOUNT_ENTRY;
-	}
-	return kind;
-}
-
 /* What the symbol pass finds; see symbol_pass(). */
 struct sym_pass {
 	uint8_t *is_mcount;		/* by symbol index */
@@ -354,7 +297,7 @@ symbol_range(bool raw, const struct image *im,
 		f = namefilter_test(nf, s->name);
 		if (__builtin_expect(f != 0, 0)) {
 			if (f & 1)
-				p->is_mcount[i] = mcount_kind(o, s->name);
+				p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
 			if ((f & 2) && s->shndx != SHN_UNDEF)
 				anchor_cands_named(p->anchors, s, (uint32_t)i);
 			if (f & 4)
@@ -665,7 +608,7 @@ static struct chunk *make_chunks(const struct image *im,
 			if (take > budget)
 				take = budget;
 			c[nc].rel = r;
-			c[nc].layout = reloc_layout_of(im, r->rsec);
+			c[nc].layout = r->layout;
 			c[nc].code = r->target->bytes;
 			c[nc].code_size = r->target->sh.sh_size;
 			c[nc].base = im->ehdr.e_type == ET_REL ?
@@ -1418,9 +1361,6 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	uint64_t t0;
 	int nw = 0, ret = -1;
 
-	/* -fpatchable-function-entry: the compiler listed the sites */
-	if (o->patchable)
-		return patchable_scan(im, o, r);
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
@@ -1530,21 +1470,4 @@ void scan_result_free(struct scan_result *r)
 	free(r->anchors);
 	funcs_free(&r->funcs);
 	memset(r, 0, sizeof(*r));
-}
-
-const struct site *scan_find_dropped(const struct scan_result *r,
-				     uint64_t addr)
-{
-	size_t lo = 0, hi = r->ndropped;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->dropped[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->ndropped && r->dropped[lo].addr == addr ?
-	       &r->dropped[lo] : NULL;
 }

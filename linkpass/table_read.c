@@ -158,7 +158,7 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 		if ((s->sh.sh_type != SHT_RELA && s->sh.sh_type != SHT_REL) ||
 		    !(s->sh.sh_flags & SHF_ALLOC))
 			continue;
-		l = reloc_layout_of(im, s);
+		l = image_reloc_layout(im, s);
 		if (s->sh.sh_entsize != reloc_entsize(l) ||
 		    s->sh.sh_size % reloc_entsize(l))
 			return lp_error(im->path, s->name,

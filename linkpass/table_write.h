@@ -10,7 +10,7 @@
 #include "anchor.h"
 #include "mcount-table.h"
 #include "image.h"
-#include "scan.h"
+#include "site.h"
 #include "util.h"
 
 /*
