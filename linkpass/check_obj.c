@@ -12,32 +12,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check_obj.h"
 #include "find.h"
+#include "mcount-table.h"
 #include "relocs.h"
 #include "util.h"
 
-/* One table entry or site, as a place in the object. */
-struct place {
-	uint32_t shndx;
-	uint64_t off;
+/* Names a place of an object in check's findings. */
+struct object_namer {
+	struct image *im;
+	const struct funcs *f;
 };
 
-static int cmp_place(const void *a, const void *b)
+static void describe_place(void *ctx, enum finding kind,
+			   const struct place *p, char *buf, size_t len)
 {
-	const struct place *x = a, *y = b;
+	const struct object_namer *on = ctx;
+	struct image *im = on->im;
+	const struct func *fn = funcs_lookup(on->f, p->shndx, p->off, NULL);
+	const char *sec = p->shndx < im->nsecs ? im->secs[p->shndx].name :
+			  "<none>";
 
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-static const char *name_place(struct image *im, const struct funcs *f,
-			      const struct place *p, char *buf, size_t len)
-{
-	const struct func *fn = funcs_lookup(f, p->shndx, p->off, NULL);
-	const char *sec = p->shndx < im->nsecs ? im->secs[p->shndx].name : "<none>";
-
+	(void)kind;
 	if (fn)
 		snprintf(buf, len, "%s+0x%llx (%s+0x%llx)", sec,
 			 (unsigned long long)p->off, fn->sym->name,
@@ -46,7 +42,6 @@ static const char *name_place(struct image *im, const struct funcs *f,
 		snprintf(buf, len, "%s+0x%llx (<none>)", sec,
 			 (unsigned long long)p->off);
 	one_line(buf);
-	return buf;
 }
 
 /* The relocation section that applies to section @target, or NULL. */
@@ -155,46 +150,14 @@ out_free_seen:
 	return ret;
 }
 
-/* Merge the sorted table @t with the sorted sites @s and list differences. */
-static void compare_places(const struct options *o, struct image *im,
-			   const struct funcs *f, const struct place *t,
-			   size_t nt, const struct place *s, size_t ns,
-			   struct findings *fd)
-{
-	size_t i = 0, j = 0;
-	char buf[512];
-
-	while (i < nt || j < ns) {
-		int c = i >= nt ? 1 : j >= ns ? -1 : cmp_place(&t[i], &s[j]);
-
-		if (i > 0 && i < nt && !cmp_place(&t[i], &t[i - 1])) {
-			if (check_listing(o, ++fd->dups))
-				printf("duplicate %s\n", name_place(im, f, &t[i], buf, sizeof(buf)));
-			i++;
-		} else if (c < 0) {
-			if (check_listing(o, ++fd->stale))
-				printf("stale %s\n", name_place(im, f, &t[i], buf, sizeof(buf)));
-			i++;
-		} else if (c > 0) {
-			if (check_listing(o, ++fd->missing))
-				printf("missing %s\n", name_place(im, f, &s[j], buf, sizeof(buf)));
-			j++;
-		} else {
-			i++;
-			j++;
-		}
-	}
-	check_more(o, "duplicate", fd->dups);
-	check_more(o, "stale", fd->stale);
-	check_more(o, "missing", fd->missing);
-}
-
 int check_object(struct options *o, struct image *im, struct findings *fd)
 {
 	struct section *sec = image_find_section(im, MCOUNT_SECTION);
 	struct place *t = NULL, *sorted = NULL, *s = NULL;
 	unsigned int w = im->arch->addr_size;
 	struct scan_result r;
+	struct object_namer on = { im, &r.funcs };
+	const struct place_namer nm = { describe_place, &on };
 	size_t n = 0, i;
 	int ret = EXIT_ERROR;
 
@@ -236,7 +199,7 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 		s[i].off = r.kept[i].addr;
 	}
 	qsort(s, r.nkept, sizeof(*s), cmp_place);
-	compare_places(o, im, &r.funcs, sorted, n, s, r.nkept, fd);
+	check_merge(o, sorted, n, s, r.nkept, &nm, fd);
 	ret = check_verdict(o, sec != NULL, n, r.nkept,
 			    "section " MCOUNT_SECTION, fd);
 out_free:
