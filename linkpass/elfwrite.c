@@ -543,20 +543,7 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend)
 {
-	switch (t->layout) {
-	case RELA64:
-		addr_table_put_l(RELA64, t, i, sym, addend);
-		break;
-	case REL64:
-		addr_table_put_l(REL64, t, i, sym, addend);
-		break;
-	case RELA32:
-		addr_table_put_l(RELA32, t, i, sym, addend);
-		break;
-	case REL32:
-		addr_table_put_l(REL32, t, i, sym, addend);
-		break;
-	}
+	RELOC_DISPATCH(t->layout, addr_table_put_l, t, i, sym, addend);
 }
 
 void addr_table_free(struct addr_table *t)

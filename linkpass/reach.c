@@ -408,7 +408,7 @@ ref_target(const struct reach *rc, enum reloc_layout l,
 
 /* One loop per layout (see relocs.h); @l is a constant in each copy. */
 static inline __attribute__((always_inline)) void
-refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
+refs_in(enum reloc_layout l, struct reach *rc, const struct relocs *rs,
 	uint64_t from, uint64_t to)
 {
 	struct reloc rel;
@@ -457,20 +457,7 @@ static int load_refs(struct reach *rc)
 static void scan_relocs(struct reach *rc, const struct relocs *rs,
 			uint64_t from, uint64_t to)
 {
-	switch (rs->layout) {
-	case RELA64:
-		refs_in(rc, RELA64, rs, from, to);
-		break;
-	case REL64:
-		refs_in(rc, REL64, rs, from, to);
-		break;
-	case RELA32:
-		refs_in(rc, RELA32, rs, from, to);
-		break;
-	default:
-		refs_in(rc, REL32, rs, from, to);
-		break;
-	}
+	RELOC_DISPATCH(rs->layout, refs_in, rc, rs, from, to);
 }
 
 /*

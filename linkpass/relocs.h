@@ -67,6 +67,30 @@ static inline size_t reloc_entsize(enum reloc_layout l)
 }
 
 /*
+ * The one switch over relocation layouts: call @fn(layout, ...) with
+ * the layout a compile-time constant in each case, so that an
+ * always-inline @fn compiles into one loop per layout instead of
+ * testing the layout at each entry.
+ */
+#define RELOC_DISPATCH(l, fn, ...)				\
+	do {							\
+		switch (l) {					\
+		case RELA64:					\
+			fn(RELA64, __VA_ARGS__);		\
+			break;					\
+		case REL64:					\
+			fn(REL64, __VA_ARGS__);			\
+			break;					\
+		case RELA32:					\
+			fn(RELA32, __VA_ARGS__);		\
+			break;					\
+		case REL32:					\
+			fn(REL32, __VA_ARGS__);			\
+			break;					\
+		}						\
+	} while (0)
+
+/*
  * The mapped data may be unaligned for the struct type, so copy each
  * entry out with memcpy (the compiler turns it into plain loads).
  */

@@ -183,24 +183,9 @@ static void *worker_run(void *arg)
 	 * No locking: each worker reads its own chunks of the mapped file,
 	 * which nobody writes, and appends only to its own array.
 	 */
-	for (i = 0; i < w->nchunks; i++) {
-		const struct chunk *c = &w->chunks[i];
-
-		switch (c->layout) {
-		case RELA64:
-			scan_chunk(RELA64, w, c);
-			break;
-		case REL64:
-			scan_chunk(REL64, w, c);
-			break;
-		case RELA32:
-			scan_chunk(RELA32, w, c);
-			break;
-		case REL32:
-			scan_chunk(REL32, w, c);
-			break;
-		}
-	}
+	for (i = 0; i < w->nchunks; i++)
+		RELOC_DISPATCH(w->chunks[i].layout, scan_chunk, w,
+			       &w->chunks[i]);
 	return NULL;
 }
 

@@ -101,20 +101,7 @@ static void fill_relocs(void *ctx, size_t first, size_t n, void *out)
 {
 	const struct table_fill *f = ctx;
 
-	switch (f->layout) {
-	case RELA64:
-		fill_relocs_l(RELA64, f, first, n, out);
-		break;
-	case REL64:
-		fill_relocs_l(REL64, f, first, n, out);
-		break;
-	case RELA32:
-		fill_relocs_l(RELA32, f, first, n, out);
-		break;
-	case REL32:
-		fill_relocs_l(REL32, f, first, n, out);
-		break;
-	}
+	RELOC_DISPATCH(f->layout, fill_relocs_l, f, first, n, out);
 }
 
 /* __mcount_loc: zeros (Rela), or each entry's addend (Rel). */
