@@ -265,7 +265,7 @@ static inline unsigned int x86_opcode_mask(const uint8_t *b)
  * The next byte that could start "call rel32", "jmp rel32" or
  * "jcc rel32".  Position by position, not instruction by instruction:
  * a displacement that happens to hit a given address by chance has a
- * probability of 2^-32 per position (see reach.c).  With SSE2 (every
+ * probability of 2^-32 per position (see stripped.c).  With SSE2 (every
  * x86_64 host) bytes are compared with e8, e9 and 0f 16 at a time, and
  * four such masks make one 64-bit mask: in a kernel's code about one
  * block of 16 bytes in three holds one of them, so the loop over

@@ -110,14 +110,14 @@ struct arch {
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
 	/*
-	 * For reach.c (is a function entry without a symbol reached?),
+	 * For stripped.c (is a function entry without a symbol reached?),
 	 * both optional: NULL leaves that evidence out.  reloc_ref: how
 	 * relocation @type refers to an address.  next_branch: the first
 	 * offset at or after @from where @code (loaded at @addr, @size
 	 * bytes) may hold a direct call or jump with a 32-bit
 	 * displacement to a destination @f wants, that destination in
 	 * *@target; @size when none.  Bytes are not decoded, so any
-	 * position matches (see reach.c); the filter is applied in the
+	 * position matches (see stripped.c); the filter is applied in the
 	 * scan's own loop because most positions lead elsewhere.
 	 */
 	enum ref_kind (*reloc_ref)(uint32_t type);

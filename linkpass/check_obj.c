@@ -44,21 +44,6 @@ static void describe_place(void *ctx, enum finding kind,
 	one_line(buf);
 }
 
-/* The relocation section that applies to section @target, or NULL. */
-static struct section *relocs_for(struct image *im, size_t target)
-{
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		const struct section *s = &im->secs[i];
-
-		if ((s->sh.sh_type == SHT_RELA || s->sh.sh_type == SHT_REL) &&
-		    s->sh.sh_info == target)
-			return &im->secs[i];
-	}
-	return NULL;
-}
-
 /* The implicit addend of a Rel entry: the entry's own bytes. */
 static int64_t rel_addend(const uint8_t *bytes, uint64_t off, unsigned int w)
 {
@@ -86,7 +71,7 @@ static int read_obj_table(struct image *im, struct section *sec,
 {
 	struct place *t;
 	unsigned int w = im->arch->addr_size;
-	struct section *rsec = relocs_for(im, sec->idx);
+	struct section *rsec = image_relocs_of(im, sec);
 	const uint8_t *bytes;
 	struct relocs rel;
 	enum reloc_layout l;

@@ -155,7 +155,7 @@ static int sites_to_check(const struct options *o, struct image *im,
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
-	struct scan_want want = { .reach_later = true };
+	struct scan_want want = { .stripped_later = true };
 	struct table_bounds bounds;
 	struct scan_result r;
 	struct table t;

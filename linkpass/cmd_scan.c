@@ -44,7 +44,7 @@ static void print_stats(const struct options *o, const struct scan_result *r,
 	printf("  %-40s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
 	printf("  %-40s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
 	printf("  %-40s %.3f ms%s\n", "time: stripped-objects check",
-	       ms(s->ns_reach), s->reach_threaded ?
+	       ms(s->ns_stripped), s->stripped_threaded ?
 	       " (on its own thread, while the table is written)" : "");
 	printf("  %-40s %.3f ms\n", "time: write table", ms(ns_write));
 	printf("  %-40s %.3f ms\n", "time: total", ms(ns_total));
@@ -68,7 +68,7 @@ static void count_reasons(struct image *im, const struct options *o,
 }
 
 /* The table's gate: the scan's stripped-objects check must pass. */
-static int reach_passed(void *arg)
+static int stripped_passed(void *arg)
 {
 	return scan_finish(arg);
 }
@@ -77,9 +77,9 @@ int cmd_scan(struct options *o)
 {
 	uint64_t t_start = now_ns(), ns_open, ns_write, t0, t_end;
 	struct scan_result r;
-	struct out_gate gate = { reach_passed, &r };
+	struct out_gate gate = { stripped_passed, &r };
 	/* the kept sites and the anchors; the drop reasons only for --stats */
-	const struct scan_want want = { .anchors = true, .reach_later = true };
+	const struct scan_want want = { .anchors = true, .stripped_later = true };
 	struct anchors a;
 	struct image im;
 	int ret = EXIT_ERROR;

@@ -796,6 +796,22 @@ bool image_is_code_relocs(const struct image *im, const struct section *s)
 	       (SHF_ALLOC | SHF_EXECINSTR);
 }
 
+struct section *image_relocs_of(struct image *im,
+				const struct section *target)
+{
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *r = &im->secs[i];
+
+		if ((r->sh.sh_type == SHT_RELA || r->sh.sh_type == SHT_REL) &&
+		    r->sh.sh_info == target->idx &&
+		    (im->ehdr.e_type == ET_REL || !(r->sh.sh_flags & SHF_ALLOC)))
+			return r;
+	}
+	return NULL;
+}
+
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r)
 {
 	enum reloc_layout l = image_reloc_layout(im, rsec);

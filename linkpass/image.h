@@ -183,7 +183,7 @@ void image_release(const struct image *im, const struct section *s,
 		   uint64_t off, uint64_t len);
 /*
  * The same for the global symbols and the string table, which the scan
- * reads once in its symbol pass.  The local symbols stay: reach.c looks
+ * reads once in its symbol pass.  The local symbols stay: stripped.c looks
  * up their values, which relocations naming a section symbol or a
  * static function need.
  */
@@ -224,6 +224,14 @@ static inline enum reloc_layout image_reloc_layout(const struct image *im,
 				 rsec->sh.sh_type == SHT_RELA);
 }
 
+/*
+ * The relocation section that applies to @target at link time: in an
+ * object any SHT_REL/SHT_RELA section whose sh_info is @target, in a
+ * linked image the static one (kept by -q), not dynamic relocations.
+ * NULL when there is none.
+ */
+struct section *image_relocs_of(struct image *im,
+				const struct section *target);
 /* View a relocation section in place, checking its links and sizes. */
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r);
 

@@ -77,21 +77,6 @@ bool pad_run_back(const struct image *im, const struct section *sec,
 	return true;
 }
 
-/* The static relocation section of the list @s, or NULL. */
-static struct section *list_relocs(struct image *im, const struct section *s)
-{
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		struct section *r = &im->secs[i];
-
-		if ((r->sh.sh_type == SHT_RELA || r->sh.sh_type == SHT_REL) &&
-		    !(r->sh.sh_flags & SHF_ALLOC) && r->sh.sh_info == s->idx)
-			return r;
-	}
-	return NULL;
-}
-
 /* The live function that the nops from @addr run into, or NULL. */
 static const struct func *before_entry(struct image *im, const struct funcs *f,
 				       const struct section *sec, uint64_t addr)
@@ -246,7 +231,7 @@ static int entry_target(struct image *im, const struct section *list,
 static int read_entries(struct image *im, const struct section *list,
 			struct site **out, size_t *n)
 {
-	struct section *rsec = list_relocs(im, list), *sec = NULL;
+	struct section *rsec = image_relocs_of(im, list), *sec = NULL;
 	enum reloc_layout l;
 	struct relocs rel;
 	char place[160];

@@ -18,7 +18,7 @@
 #include "mcount.h"
 #include "namefilter.h"
 #include "order.h"
-#include "reach.h"
+#include "stripped.h"
 #include "relocs.h"
 #include "table_read.h"
 #include "util.h"
@@ -926,7 +926,7 @@ static enum fast_verdict at_entry(const struct image *im,
 /*
  * filter_fast() over candidates [@from, @to): the kept ones into @kept
  * (*@nkept of them), the entry-style calls at no function entry noted
- * in @notes (reach_note()).  Returns -1 at a site that needs judge().
+ * in @notes (stripped_note()).  Returns -1 at a site that needs judge().
  */
 static int filter_range(const struct image *im, const uint8_t *traced,
 			const struct entry_set *e, const struct site *cand,
@@ -954,7 +954,7 @@ static int filter_range(const struct image *im, const uint8_t *traced,
 			kept[(*nkept)++] = *s;
 			prev = &kept[*nkept - 1];
 		} else if (s->entry_style) {
-			reach_note(notes, s);	/* reach.c decides */
+			stripped_note(notes, s);	/* stripped.c decides */
 		}
 	}
 	return 0;
@@ -1045,7 +1045,7 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		memmove(kept + nkept, h.kept, h.nkept * sizeof(*kept));
 		nkept += h.nkept;
 		for (i = 0; !ret && i < h.notes.nunentered; i++)
-			reach_note(r, &h.notes.unentered[i]);
+			stripped_note(r, &h.notes.unentered[i]);
 		free(h.notes.unentered);
 	}
 	if (ret < 0) {
@@ -1206,7 +1206,7 @@ static size_t count_uncovered(const struct image *im,
  * with no local function symbol, and calls in traced sections that no
  * function symbol covers, is refused.  Judged by the fast filter, only
  * the calls at no function entry need looking at: the covered ones are
- * inside functions, and no candidate for reach.c.
+ * inside functions, and no candidate for stripped.c.
  */
 static int check_local_symbols(const struct image *im, struct scan_result *r)
 {
@@ -1415,10 +1415,11 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	r->stats.ns_filter = now_ns() - t0;
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
-	/* the same for objects stripped before the link (reach.c) */
-	if (reach_start(im, r, want->reach_later ? o->threads : 1, &r->reach) < 0)
+	/* the same for objects stripped before the link (stripped.c) */
+	if (stripped_start(im, r, want->stripped_later ? o->threads : 1,
+			   &r->stripped) < 0)
 		goto out_free;
-	ret = want->reach_later ? 0 : scan_finish(r);
+	ret = want->stripped_later ? 0 : scan_finish(r);
 
 out_free:
 	if (w)
@@ -1438,15 +1439,15 @@ out_free:
 
 int scan_finish(struct scan_result *r)
 {
-	int ret = reach_finish(r->reach, &r->stats);
+	int ret = stripped_finish(r->stripped, &r->stats);
 
-	r->reach = NULL;
+	r->stripped = NULL;
 	return ret;
 }
 
 void scan_result_free(struct scan_result *r)
 {
-	reach_cancel(r->reach);	/* its thread may still be running */
+	stripped_cancel(r->stripped);	/* its thread may still be running */
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);

@@ -26,11 +26,11 @@ struct scan_want {
 	/* Also look up the table's bound symbols (check), or NULL. */
 	struct table_bounds *bounds;
 	/*
-	 * Leave the stripped-objects check (reach.h) running, on a thread
+	 * Leave the stripped-objects check (stripped.h) running, on a thread
 	 * of its own where that pays: the caller goes on (writes the
 	 * table) and must call scan_finish() before it trusts the result.
 	 */
-	bool reach_later;
+	bool stripped_later;
 };
 
 /* The scan of commands that explain what they find (sites, obj...). */
@@ -39,9 +39,9 @@ extern const struct scan_want scan_explained;
 int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r);
 /*
- * After scan_image() with scan_want.reach_later: wait for the
+ * After scan_image() with scan_want.stripped_later: wait for the
  * stripped-objects check; 0 when the result stands, or -1 after its
- * error line.  Without reach_later, 0 at once.
+ * error line.  Without stripped_later, 0 at once.
  */
 int scan_finish(struct scan_result *r);
 /* Any scan_result, whoever filled it. */

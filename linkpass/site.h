@@ -72,12 +72,12 @@ struct scan_stats {
 	uint64_t ns_symbols;	/* function index */
 	uint64_t ns_relocs;	/* relocation scan */
 	uint64_t ns_filter;	/* filtering and sorting */
-	uint64_t ns_reach;	/* the stripped-objects check (reach.c) */
-	bool reach_threaded;	/* it ran on a thread of its own */
+	uint64_t ns_stripped;	/* the stripped-objects check (stripped.c) */
+	bool stripped_threaded;	/* it ran on a thread of its own */
 };
 
 struct anchor_cands;
-struct reach;
+struct stripped_check;
 
 struct scan_result {
 	struct site *kept;	/* sorted by address, no duplicates */
@@ -88,14 +88,14 @@ struct scan_result {
 	bool explained;		/* the scan ran with reasons on */
 	/*
 	 * Without reasons: the entry-style calls in traced sections at
-	 * no function entry, their reason not worked out (reach.c).
+	 * no function entry, their reason not worked out (stripped.c).
 	 */
 	struct site *unentered;
 	size_t nunentered, capunentered;
 	/* with scan_want.anchors: the anchor candidates (anchor.h) */
 	struct anchor_cands *anchors;
 	struct scan_stats stats;
-	struct reach *reach;	/* with scan_want.reach_later, or NULL */
+	struct stripped_check *stripped; /* with scan_want.stripped_later, or NULL */
 };
 
 void scan_opts_init(struct scan_opts *o);
