@@ -20,6 +20,7 @@
 static const uint8_t endbr64[] = X86_ENDBR64_BYTES;
 static const uint8_t endbr32[] = X86_ENDBR32_BYTES;
 static const uint8_t nop5[] = X86_NOP5_BYTES;
+static const uint8_t nop6[] = X86_NOP6_BYTES;
 
 static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 				     uint64_t off, uint32_t type,
@@ -30,10 +31,16 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	switch (type) {
 	case R_X86_64_NONE:
 		/*
-		 * objtool --mcount rewrites "call __fentry__" into a 5-byte
-		 * NOP and keeps the relocation as R_X86_64_NONE, so images
-		 * built that way can be checked too.
+		 * objtool --mcount --mnop and linkpass nop rewrite "call
+		 * __fentry__" into the NOP of its length and keep the
+		 * relocation as R_X86_64_NONE, so images built that way
+		 * can be checked too.  The 6-byte NOP (over a PIE's 67 e8
+		 * call) ends in the 5-byte one, so it is tried first.
 		 */
+		if (off >= 2 && !memcmp(code + off - 2, nop6, sizeof(nop6))) {
+			*start = off - 2;
+			return CALL_NOPPED;
+		}
 		if (!memcmp(code + off - 1, nop5, sizeof(nop5))) {
 			*start = off - 1;
 			return CALL_NOPPED;
@@ -183,6 +190,18 @@ static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	return n + 5;
 }
 
+/*
+ * The NOP over a site: Linux's x86_nops[5] (what ftrace_nop_replace()
+ * returns), and for a PIE's 6-byte addr32 call the runtime's one
+ * 6-byte NOP, so that a thread stops before or after it, never inside.
+ */
+static const uint8_t *x86_site_nop(unsigned int len)
+{
+	if (len == sizeof(nop5))
+		return nop5;
+	return len == sizeof(nop6) ? nop6 : NULL;
+}
+
 static enum ref_kind x86_64_reloc_ref(uint32_t type)
 {
 	switch (type) {
@@ -326,6 +345,8 @@ const struct arch arch_x86_64 = {
 	.direct_call = x86_direct_call,
 	.reloc_ref = x86_64_reloc_ref,
 	.next_branch = x86_next_branch,
+	.site_nop = x86_site_nop,
+	.none_reloc = R_X86_64_NONE,
 };
 
 const struct arch arch_i386 = {

@@ -18,8 +18,9 @@ enum call_form {
 	CALL_REL32,	/* e8 rel32: 5 bytes */
 	CALL_ADDR32,	/* 67 e8 rel32: GOT call relaxed by the linker, 6 bytes */
 	CALL_GOT,	/* ff 15 disp32: call through the GOT, 6 bytes */
-	CALL_NOPPED,	/* a call a per-object tool already made a 5-byte
-			 * NOP, leaving an R_*_NONE relocation (objtool) */
+	CALL_NOPPED,	/* a call already made the NOP of its length,
+			 * with an R_*_NONE relocation (objtool --mnop,
+			 * linkpass nop) */
 	CALL_BL,	/* aarch64 bl imm26: 4 bytes */
 	CALL_AUIPC_JALR, /* riscv auipc ra + jalr ra: 8 bytes */
 	CALL_JAL,	/* riscv jal ra: the pair relaxed by the linker, 4 bytes */
@@ -135,6 +136,15 @@ struct arch {
 	bool (*prologue_ok)(const uint8_t *code, uint64_t from, uint64_t to);
 	/* The call instruction(s) a CALL_BAD relocation should be on. */
 	const char *call_insn;
+	/*
+	 * linkpass nop: the one NOP instruction that replaces a call of
+	 * @len bytes to the mcount symbol, or NULL for no call of that
+	 * length.  A NULL hook: this architecture's sites are not NOP'd
+	 * at link time.
+	 */
+	const uint8_t *(*site_nop)(unsigned int len);
+	/* The relocation type that relocates nothing (R_*_NONE). */
+	uint32_t none_reloc;
 };
 
 /* The architectures of the table, for messages. */

@@ -87,16 +87,37 @@ static void describe_linked(void *ctx, enum finding f, const struct place *p,
 	char where[512], bytes[64];
 
 	describe_addr(ln->im, &ln->r->funcs, p->off, where, sizeof(where));
-	if (f != FOUND_STALE) {
+	if (f == FOUND_MISSING || f == FOUND_DUPLICATE) {
 		snprintf(buf, len, "0x%016llx %s", (unsigned long long)p->off,
 			 where);
 		return;
 	}
-	d = scan_find_dropped(ln->r, p->off);
+	d = f == FOUND_STALE ? scan_find_dropped(ln->r, p->off) : NULL;
 	snprintf(buf, len, "0x%016llx %s: bytes %s%s%s",
 		 (unsigned long long)p->off, where,
 		 describe_bytes(ln->im, p->off, bytes, sizeof(bytes)),
 		 d ? "; call " : "", d ? verdict_name[d->verdict] : "");
+}
+
+/* The table is exactly the sites: does each hold what --sites wants? */
+static void check_states(const struct options *o, struct image *im,
+			 struct scan_result *r, struct findings *fd)
+{
+	struct linked_namer ln = { im, r };
+	const struct place_namer nm = { describe_linked, &ln };
+	struct place p = { 0 };
+	size_t i;
+
+	for (i = 0; i < r->nkept; i++) {
+		p.off = r->kept[i].addr;
+		p.form = r->kept[i].form;
+		/* the first finding: its lines name functions */
+		if (!r->funcs.v && (o->sites == SITES_NOP) !=
+		    (p.form == CALL_NOPPED) && image_symbols(im) == 0)
+			funcs_build(im, &r->funcs);
+		check_site_state(o, &p, &nm, fd);
+	}
+	check_more(o, o->sites == SITES_NOP ? "call" : "nop", fd->wrong);
 }
 
 /* The merge of check_merge(), on addresses: shndx 0 on both sides. */
@@ -112,8 +133,10 @@ static void compare(const struct options *o, struct image *im,
 
 	for (i = 0; i < n; i++)
 		t[i].off = sorted[i];
-	for (i = 0; i < r->nkept; i++)
+	for (i = 0; i < r->nkept; i++) {
 		s[i].off = r->kept[i].addr;
+		s[i].form = r->kept[i].form;
+	}
 	check_merge(o, t, n, s, r->nkept, &nm, fd);
 	free(s);
 	free(t);
@@ -204,6 +227,8 @@ static int check_linked(struct options *o, struct image *im,
 	order_faults(o, &t, fd);
 	if (!same)
 		compare(o, im, &r, sorted, n, fd);
+	else if (o->sites != SITES_ANY)
+		check_states(o, im, &r, fd);
 	ret = check_verdict(o, t.found, t.n, r.nkept, t.how, fd);
 out_free_sorted:
 	free(sorted);

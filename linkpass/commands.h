@@ -10,5 +10,6 @@ int cmd_check(struct options *o);
 int cmd_dump(struct options *o);
 int cmd_sites(struct options *o);
 int cmd_obj(struct options *o);
+int cmd_nop(struct options *o);
 
 #endif

@@ -78,29 +78,61 @@ static int copy_file(int from, int to, const char *path)
 	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
 }
 
-int elfw_rewrite(struct elfw *w, struct image *im)
+/* A copy of @im's file next to it, with its mode, to replace it. */
+static int copy_of(struct elfw *w, struct image *im)
 {
 	struct stat st;
 
 	memset(w, 0, sizeof(*w));
 	w->path = im->path;
 	w->arch = im->arch;
+	w->size = im->file_size;
 	if (fstat(im->fd, &st) < 0)
 		return lp_error(im->path, "stat", "%s", strerror(errno));
 	if (out_open(&w->of, im->path) < 0)
 		return -1;
 	fchmod(w->of.fd, st.st_mode & 07777);
-	if (copy_file(im->fd, w->of.fd, im->path) < 0)
-		goto out_abort;
+	if (copy_file(im->fd, w->of.fd, im->path) < 0) {
+		out_abort(&w->of);
+		return -1;
+	}
+	return 0;
+}
+
+int elfw_rewrite(struct elfw *w, struct image *im)
+{
+	if (copy_of(w, im) < 0)
+		return -1;
 	w->elf = elf_begin(w->of.fd, ELF_C_RDWR, NULL);
 	if (!w->elf) {
 		lp_elf_error(im->path, "copy", "cannot reopen it");
-		goto out_abort;
+		out_abort(&w->of);
+		return -1;
 	}
 	return 0;
-out_abort:
-	out_abort(&w->of);
-	return -1;
+}
+
+int elfw_patch(struct elfw *w, struct image *im)
+{
+	if (copy_of(w, im) < 0)
+		return -1;
+	w->patching = true;
+	return 0;
+}
+
+int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n)
+{
+	ssize_t wr;
+
+	if (!w->patching || off > w->size || n > w->size - off)
+		return lp_error(w->path, "write",
+				"%zu bytes at file offset 0x%llx are not in the file",
+				n, (unsigned long long)off);
+	wr = pwrite(w->of.fd, bytes, n, (off_t)off);
+	if (wr != (ssize_t)n)
+		return lp_error(w->path, "write", "%s",
+				wr < 0 ? strerror(errno) : "short write");
+	return 0;
 }
 
 /*
@@ -409,7 +441,9 @@ int elfw_commit(struct elfw *w)
 {
 	int ret;
 
-	if (w->elf) {
+	if (w->patching) {
+		ret = 0;	/* every byte is in place already */
+	} else if (w->elf) {
 		/*
 		 * Mark the whole file dirty: libelf 0.188 otherwise may write
 		 * the section headers from the array it read, sized for the

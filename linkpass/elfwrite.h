@@ -2,7 +2,7 @@
 /*
  * The one writer of ELF output.  A struct elfw owns the output file
  * (written atomically through struct outfile), its sections and its
- * section-name table.  Two ways in:
+ * section-name table.  Three ways in:
  *
  *   elfw_new()      a fresh relocatable object; elfw lays it out itself
  *                   (each section at its alignment, the section headers
@@ -10,10 +10,14 @@
  *                   the sections' own buffers or, for a filled section,
  *                   from pieces made as they are written;
  *   elfw_rewrite()  a copy of an existing object with sections appended
- *                   through libelf, which lays the copy out again.
+ *                   through libelf, which lays the copy out again;
+ *   elfw_patch()    a copy of an existing file whose bytes elfw_put()
+ *                   changes in place: nothing moves, every byte not put
+ *                   stays as it was (linkpass nop).
  *
  * Then elfw_add_section() (or, new objects only, elfw_add_filled_section())
- * for each new section and elfw_commit() (or elfw_abort()).  The table
+ * for each new section, or elfw_put() for each patch, and elfw_commit()
+ * (or elfw_abort()).  The table
  * both paths write is an array of addresses with one relocation each:
  * addr_reloc_put() and addr_value_put() encode an entry, struct
  * addr_table holds a whole table (linkpass obj), table_write.c fills
@@ -69,12 +73,19 @@ struct elfw {
 	/* elfw_rewrite() */
 	Elf *elf;
 	char *names;		/* the grown section-name table */
+	/* elfw_patch(): the copy's size, which elfw_put() stays inside */
+	bool patching;
+	uint64_t size;
 };
 
 int elfw_new(struct elfw *w, const char *path, const struct arch *arch,
 	     uint8_t osabi);
 /* A copy of @im's file, to replace it on commit. */
 int elfw_rewrite(struct elfw *w, struct image *im);
+/* The same, to be changed by elfw_put() alone. */
+int elfw_patch(struct elfw *w, struct image *im);
+/* Write @n bytes at file offset @off of a copy made by elfw_patch(). */
+int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n);
 /*
  * Append a section named @name with header @tmpl (name, offset, size
  * and alignment filled in) and the bytes @buf, which must stay valid

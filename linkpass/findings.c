@@ -3,6 +3,9 @@
 #include "findings.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "arch.h"
 
 #include "util.h"
 
@@ -10,6 +13,8 @@ static const char *const finding_name[] = {
 	[FOUND_MISSING] = "missing",
 	[FOUND_STALE] = "stale",
 	[FOUND_DUPLICATE] = "duplicate",
+	[FOUND_CALL] = "call",
+	[FOUND_NOP] = "nop",
 };
 
 bool check_listing(const struct options *o, size_t count)
@@ -24,15 +29,6 @@ void check_more(const struct options *o, const char *what, size_t count)
 		       count - (size_t)o->max_list);
 }
 
-int cmp_place(const void *a, const void *b)
-{
-	const struct place *x = a, *y = b;
-
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 /* Count a finding @f at @p, and list it while its kind has room. */
 static void found(const struct options *o, const struct place_namer *nm,
 		  enum finding f, const struct place *p, size_t *count)
@@ -42,7 +38,20 @@ static void found(const struct options *o, const struct place_namer *nm,
 	if (!check_listing(o, ++*count))
 		return;
 	nm->describe(nm->ctx, f, p, buf, sizeof(buf));
-	printf("%s %s\n", finding_name[f], buf);
+	printf("%s %s%s\n", finding_name[f], buf,
+	       f == FOUND_CALL ? " (--sites=nop wants the NOP)" :
+	       f == FOUND_NOP ? " (--sites=call wants the call)" : "");
+}
+
+void check_site_state(const struct options *o, const struct place *s,
+		      const struct place_namer *nm, struct findings *fd)
+{
+	bool nop = s->form == CALL_NOPPED;
+
+	if (o->sites == SITES_NOP && !nop)
+		found(o, nm, FOUND_CALL, s, &fd->wrong);
+	else if (o->sites == SITES_CALL && nop)
+		found(o, nm, FOUND_NOP, s, &fd->wrong);
 }
 
 void check_merge(const struct options *o, const struct place *t, size_t nt,
@@ -70,30 +79,40 @@ void check_merge(const struct options *o, const struct place *t, size_t nt,
 		else if (c > 0)
 			found(o, nm, FOUND_MISSING, &s[j++], &fd->missing);
 		else
-			i++, j++;
+			check_site_state(o, &s[j++], nm, fd), i++;
 	}
 	check_more(o, "stale", fd->stale);
 	check_more(o, "missing", fd->missing);
+	check_more(o, o->sites == SITES_NOP ? "call" : "nop", fd->wrong);
 }
 
 int check_verdict(const struct options *o, bool found, size_t n,
 		  size_t nsites, const char *how, const struct findings *fd)
 {
 	bool ok = found && !fd->missing && !fd->stale && !fd->dups &&
-		  (!fd->unordered || o->allow_unsorted) &&
+		  !fd->wrong && (!fd->unordered || o->allow_unsorted) &&
 		  (!fd->zeroed || o->allow_zeroed);
-	char zeroed[64] = "";
+	static const char *const state[] = {
+		[SITES_ANY] = "", [SITES_CALL] = " (each the call)",
+		[SITES_NOP] = " (each the NOP)",
+	};
+	char more[96] = "";
 
 	if (fd->zeroed)
-		snprintf(zeroed, sizeof(zeroed), "; %zu zeroed", fd->zeroed);
+		snprintf(more, sizeof(more), "; %zu zeroed", fd->zeroed);
+	if (fd->wrong)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 "; %zu not %s", fd->wrong,
+			 o->sites == SITES_NOP ? "the NOP" : "the call");
 	if (ok)
-		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s%s\n",
+		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s%s%s\n",
 		       o->image, n - fd->zeroed, how, nsites,
 		       fd->unordered ? " (unsorted)" : "",
-		       fd->zeroed ? " (zeroed entries allowed)" : "");
+		       fd->zeroed ? " (zeroed entries allowed)" : "",
+		       state[o->sites]);
 	else
 		printf("check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order%s\n",
 		       o->image, found ? how : "absent", n, nsites,
-		       fd->missing, fd->stale, fd->dups, fd->unordered, zeroed);
+		       fd->missing, fd->stale, fd->dups, fd->unordered, more);
 	return ok ? EXIT_OK : EXIT_DIFF;
 }

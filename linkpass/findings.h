@@ -20,21 +20,15 @@ struct findings {
 	size_t missing, stale, dups, unordered;
 	size_t zeroed;		/* entries holding 0: dead entries a
 				 * post-link tool (sorttable -s) zeroed */
-};
-
-/*
- * A table entry or a site as check compares them: in a linked image an
- * address (shndx 0), in an object a section and an offset.
- */
-struct place {
-	uint64_t off;
-	uint32_t shndx;
+	size_t wrong;		/* sites not holding what --sites wants */
 };
 
 enum finding {
 	FOUND_MISSING,		/* a site the table lacks */
 	FOUND_STALE,		/* an entry that is no site */
 	FOUND_DUPLICATE,	/* an entry listed again */
+	FOUND_CALL,		/* a site holding the call, --sites=nop */
+	FOUND_NOP,		/* a site holding the NOP, --sites=call */
 };
 
 /*
@@ -52,11 +46,17 @@ bool check_listing(const struct options *o, size_t count);
 /* "... and N more" once a kind passed --max-list. */
 void check_more(const struct options *o, const char *what, size_t count);
 
-int cmp_place(const void *a, const void *b);
+/*
+ * Does the table's site @s (its form set) hold what --sites wants?  If
+ * not, it is listed and counted.
+ */
+void check_site_state(const struct options *o, const struct place *s,
+		      const struct place_namer *nm, struct findings *fd);
 /*
  * Compare the table @t (@nt entries, sorted, repeats allowed) with the
  * sites @s (@ns, sorted, distinct): list the duplicate entries, then
- * the stale entries and the missing sites, in place order.
+ * the stale entries, the missing sites and the sites that do not hold
+ * what --sites wants, in place order.
  */
 void check_merge(const struct options *o, const struct place *t, size_t nt,
 		 const struct place *s, size_t ns,

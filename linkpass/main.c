@@ -8,6 +8,7 @@
  *   dump   the table in the image, one entry a line
  *   sites  what scan would write, in dump's form
  *   obj    per-object mode: add __mcount_loc to relocatable objects
+ *   nop    the NOP over every site of the table, at link time (x86_64)
  *
  * main() picks the command from a table, parses the options that
  * command takes (options.c), and runs it.  Only main() exits.
@@ -23,6 +24,7 @@
 enum operands {
 	ONE_IMAGE,
 	OBJECTS,		/* one or more FILE.o */
+	FILES,			/* one or more IMAGE or FILE.o */
 };
 
 struct command {
@@ -39,6 +41,7 @@ static const struct command commands[] = {
 	{ "dump", cmd_dump, CMD_DUMP, ONE_IMAGE, "IMAGE" },
 	{ "sites", cmd_sites, CMD_SITES, ONE_IMAGE, "IMAGE" },
 	{ "obj", cmd_obj, CMD_OBJ, OBJECTS, "FILE.o..." },
+	{ "nop", cmd_nop, CMD_NOP, FILES, "IMAGE|FILE.o..." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -56,12 +59,14 @@ static void usage(FILE *f)
 	      "exit status: 0 ok, 1 check found differences, 2 error\n", f);
 }
 
-/* Check the operands: one IMAGE, or one or more FILE.o. */
+/* Check the operands: one IMAGE, or one or more files. */
 static enum parsed take_operands(const struct command *cmd, int argc,
 				 char **argv, struct options *o)
 {
 	if (cmd->operands == OBJECTS && optind >= argc)
 		return usage_error(cmd->name, "expected one or more FILE.o");
+	if (cmd->operands == FILES && optind >= argc)
+		return usage_error(cmd->name, "expected one or more IMAGE or FILE.o");
 	if (cmd->operands == ONE_IMAGE && optind != argc - 1)
 		return usage_error(cmd->name, "expected exactly one IMAGE");
 	o->image = argv[optind];

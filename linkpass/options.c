@@ -92,6 +92,19 @@ static const char *set_format(struct options *o, const char *arg)
 	return NULL;
 }
 
+static const char *set_sites(struct options *o, const char *arg)
+{
+	if (!strcmp(arg, "any"))
+		o->sites = SITES_ANY;
+	else if (!strcmp(arg, "call"))
+		o->sites = SITES_CALL;
+	else if (!strcmp(arg, "nop"))
+		o->sites = SITES_NOP;
+	else
+		return "unknown --sites '%s' (call, nop or any)";
+	return NULL;
+}
+
 /* The first --mcount-sym replaces the default list. */
 static const char *add_mcount_sym(struct options *o, const char *arg)
 {
@@ -166,10 +179,10 @@ static const struct opt opts[] = {
 		    "fsync the output before it replaces the target"),
 	OPT_STRING(0, "anchor", anchor, "SYM|auto", CMD_SCAN | CMD_CHECK,
 		   "the symbol entries are relative to (default auto)"),
-	OPT_BOOLEAN(0, "stats", stats, CMD_SCAN | CMD_OBJ,
+	OPT_BOOLEAN(0, "stats", stats, CMD_SCAN | CMD_OBJ | CMD_NOP,
 		    "print counts (and the time of each phase)"),
 	OPT_CALLBACK(0, "mcount-sym", add_mcount_sym, "NAME",
-		     CMDS_FILTER,
+		     CMDS_FILTER | CMD_NOP,
 		     "the mcount symbol (repeatable; default __fentry__, mcount, _mcount)"),
 	OPT_CALLBACK(0, "sections", set_sections, "GLOB,...", CMDS_FILTER,
 		     "traced output sections, replacing the kernel-like default"),
@@ -183,10 +196,10 @@ static const struct opt opts[] = {
 			    CMDS_FILTER,
 			    "sites are the -fpatchable-function-entry entries, not mcount calls; with N,M each starts a pad of N nops, M before the entry"),
 	OPT_STRING(0, "start-sym", start_sym, "S",
-		   CMD_CHECK | CMD_DUMP,
+		   CMD_CHECK | CMD_DUMP | CMD_NOP,
 		   "the symbol at the table's start (with --stop-sym)"),
 	OPT_STRING(0, "stop-sym", stop_sym, "S",
-		   CMD_CHECK | CMD_DUMP,
+		   CMD_CHECK | CMD_DUMP | CMD_NOP,
 		   "the symbol at the table's end (with --start-sym)"),
 	OPT_BOOLEAN(0, "allow-unsorted", allow_unsorted, CMD_CHECK,
 		    "ordering faults do not fail the check"),
@@ -194,6 +207,8 @@ static const struct opt opts[] = {
 		    "entries holding 0 do not fail the check"),
 	OPT_BOOLEAN(0, "byte-audit", byte_audit, CMD_CHECK,
 		    "sites from function entries and bytes, not relocations"),
+	OPT_CALLBACK(0, "sites", set_sites, "call|nop|any", CMD_CHECK,
+		     "what every table site must hold (default any: either)"),
 	OPT_CALLBACK(0, "max-list", set_max_list, "N", CMD_CHECK,
 		     "at most N lines per kind of finding (default 50; 0 = all)"),
 	OPT_BOOLEAN(0, "dropped", show_dropped, CMD_SITES,
@@ -234,7 +249,7 @@ enum parsed usage_error(const char *cmd, const char *fmt, ...)
 
 /* The names of the CMD_* bits, in bit order, for the usage. */
 static const char *const cmd_names[] = {
-	"scan", "check", "dump", "sites", "obj",
+	"scan", "check", "dump", "sites", "obj", "nop",
 };
 
 #define NCMDS (sizeof(cmd_names) / sizeof(cmd_names[0]))
@@ -373,5 +388,9 @@ enum parsed opts_valid(const char *name, unsigned int cmd,
 {
 	if (cmd == CMD_SCAN && !o->output)
 		return usage_error(name, "missing -o FILE");
+	if (o->sites == SITES_NOP && o->byte_audit)
+		return usage_error(name, "--sites=nop needs the image's relocations: --byte-audit sees calls only");
+	if (o->sites != SITES_ANY && o->scan.patchable)
+		return usage_error(name, "--sites is for mcount calls, not --patchable-entries");
 	return PARSE_RUN;
 }

@@ -22,13 +22,21 @@ enum {
 	CMD_DUMP = 1 << 2,
 	CMD_SITES = 1 << 3,
 	CMD_OBJ = 1 << 4,
+	CMD_NOP = 1 << 5,
 };
 
 enum out_format { FORMAT_ELF, FORMAT_ASM };
 
+/* check --sites: what every site of the table must hold. */
+enum site_expect {
+	SITES_ANY,		/* the call or the NOP (the default) */
+	SITES_CALL,		/* the call to the mcount symbol */
+	SITES_NOP,		/* the NOP linkpass nop writes */
+};
+
 struct options {
-	const char *image;	/* the IMAGE (obj: the first FILE.o) */
-	char **files;		/* obj: every FILE.o */
+	const char *image;	/* the IMAGE (obj, nop: the first FILE) */
+	char **files;		/* obj, nop: every FILE */
 	int nfiles;
 	const char *output;
 	bool stats;
@@ -39,6 +47,7 @@ struct options {
 	bool allow_unsorted;	/* check: ordering faults are not errors */
 	bool allow_zeroed;	/* check: zero entries are not errors */
 	bool byte_audit;	/* check: sites from function entries */
+	enum site_expect sites;	/* check: what each site must hold */
 	bool show_dropped;	/* sites: also list dropped references */
 	long max_list;		/* check: lines per category; 0 = all */
 	struct scan_opts scan;

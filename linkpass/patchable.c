@@ -155,7 +155,7 @@ static int cmp_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int cmp_place(const void *a, const void *b)
+static int cmp_sec_addr(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
 
@@ -351,7 +351,7 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 
 	t0 = now_ns();
 	qsort(cand, n, sizeof(*cand),
-	      im->ehdr.e_type == ET_REL ? cmp_place : cmp_addr);
+	      im->ehdr.e_type == ET_REL ? cmp_sec_addr : cmp_addr);
 	if (judge_all(im, o, cand, n, r) < 0) {
 		cand = NULL;	/* r->kept owns it now */
 		goto out_free;

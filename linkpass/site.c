@@ -41,6 +41,15 @@ void scan_opts_free(struct scan_opts *o)
 	policy_free(&o->policy);
 }
 
+int cmp_place(const void *a, const void *b)
+{
+	const struct place *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
 const struct site *scan_find_dropped(const struct scan_result *r,
 				     uint64_t addr)
 {

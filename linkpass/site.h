@@ -32,6 +32,19 @@ enum site_verdict {
 extern const char *const verdict_name[NR_VERDICTS];
 extern const char *const verdict_short[NR_VERDICTS];
 
+/*
+ * A table entry or a site as check and nop compare them: in a linked
+ * image an address (shndx 0), in an object a section and an offset.
+ */
+struct place {
+	uint64_t off;
+	uint32_t shndx;
+	uint8_t form;		/* a site's enum call_form */
+};
+
+/* qsort() order of places: by section, then offset. */
+int cmp_place(const void *a, const void *b);
+
 struct site {
 	uint64_t addr;		/* start of the call instruction; in an
 				 * object file, its section offset */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "site.h"
 
 struct table {
 	bool found;
@@ -66,5 +67,14 @@ int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 int table_read_bounds(struct image *im, struct table_bounds *b,
 		      struct table *t);
 void table_free(struct table *t);
+
+/*
+ * The table of a relocatable object (a module's .ko): each entry of its
+ * table section @sec read through its relocation, symbol + addend, as
+ * a place (section, offset), in table order; *@v (NULL for no entries)
+ * is the caller's to free.
+ */
+int table_read_object(struct image *im, struct section *sec,
+		      struct place **v, size_t *n);
 
 #endif
