@@ -58,8 +58,7 @@ runtime-clean:
 # lptrace, the command-line tool (runtime/lptrace-cli/): it reads the
 # trace files and writes their text and JSON through the runtime's own
 # render.c, so the formats have one writer.  libstdc++ gives it the
-# toolchain's own C++ demangler (__cxa_demangle); libelf reads the
-# image `lptrace nop-sites` rewrites.
+# toolchain's own C++ demangler (__cxa_demangle).
 CLI_SRCS := $(wildcard runtime/lptrace-cli/*.c) runtime/render.c
 CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
 	    runtime/lptrace-data.h
@@ -67,4 +66,4 @@ CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
 runtime: runtime/lptrace-cli/lptrace
 
 runtime/lptrace-cli/lptrace: $(CLI_SRCS) $(CLI_HDRS) runtime/runtime.mk
-	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++ -lelf
+	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++

@@ -9,7 +9,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
-int cmd_nop_sites(int argc, char **argv);
 
 /* "12.345 us": a duration in the unit that keeps it short. */
 void fmt_ns(char *buf, size_t size, double ns);
