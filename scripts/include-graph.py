@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The import graph of the tree, from its #include lines.
 
-    scripts/include-graph.py              folders and the includes between them
+    scripts/include-graph.py              each folder, and the folders it
+                                          includes from (with the count)
     scripts/include-graph.py --modules D  the modules of folder D, one line each
     scripts/include-graph.py --check D    exit 1 when D's modules form a circle
 
@@ -175,8 +176,11 @@ def main():
         for m, used in sorted(module_graph(args.modules).items()):
             print(f"{m}: {' '.join(sorted(used))}")
         return 0
-    for (a, b), n in sorted(folder_graph().items()):
-        print(f"{a}/ -> {b}/  ({n} include{'s' if n > 1 else ''})")
+    edges = folder_graph()
+    for f in FOLDERS:
+        files = [p for p in sources() if folder(p) == f]
+        out = [f"{b}/ ({n})" for (a, b), n in sorted(edges.items()) if a == f]
+        print(f"{f}/ [{len(files)} C files] -> {', '.join(out) or '-'}")
     return 0
 
 

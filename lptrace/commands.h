@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* cli.h - the commands of lptrace (one file each). */
-#ifndef LPTRACE_CLI_H
-#define LPTRACE_CLI_H
+/* commands.h - the commands of lptrace (cmd_<command>.c, one each). */
+#ifndef LPTRACE_COMMANDS_H
+#define LPTRACE_COMMANDS_H
 
 #define LPT_DEFAULT_DATA	"lptrace.data"
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 
 static const struct {
 	const char *name;
