@@ -15,6 +15,7 @@
 #endif
 
 #include "arch.h"
+#include "compiler.h"
 #include "x86-insn.h"
 
 static const uint8_t endbr64[] = X86_ENDBR64_BYTES;
@@ -160,6 +161,7 @@ static const uint8_t *const i386_nops[] = {
 	(const uint8_t *)"\x8d\xb4\x26\x00\x00\x00\x00",
 	(const uint8_t *)"\x8d\xbc\x27\x00\x00\x00\x00",
 };
+
 static const unsigned int i386_nop_len[] = { 2, 3, 4, 6, 7, 7 };
 
 static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
@@ -167,7 +169,7 @@ static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
 	unsigned int n = x86_padding_len(p, avail);
 	size_t i;
 
-	for (i = 0; !n && i < sizeof(i386_nop_len) / sizeof(i386_nop_len[0]); i++)
+	for (i = 0; !n && i < ARRAY_SIZE(i386_nop_len); i++)
 		if (avail >= i386_nop_len[i] &&
 		    !memcmp(p, i386_nops[i], i386_nop_len[i]))
 			n = i386_nop_len[i];
@@ -272,11 +274,12 @@ static inline bool x86_wanted_branch_at(const uint8_t *code, uint64_t size,
 static inline unsigned int x86_opcode_mask(const uint8_t *b)
 {
 	const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+	/* e8 and e9 are one compare once the low bit is set */
+	__m128i call_jmp = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(1)),
+					  _mm_set1_epi8((char)X86_OP_JMP));
+	__m128i twobyte = _mm_cmpeq_epi8(v, _mm_set1_epi8((char)X86_OP_TWOBYTE));
 
-	return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
-		_mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(1)),
-			       _mm_set1_epi8((char)X86_OP_JMP)),
-		_mm_cmpeq_epi8(v, _mm_set1_epi8((char)X86_OP_TWOBYTE))));
+	return (unsigned int)_mm_movemask_epi8(_mm_or_si128(call_jmp, twobyte));
 }
 #endif
 

@@ -20,12 +20,14 @@ enum call_form {
 	CALL_GOT,	/* ff 15 disp32: call through the GOT, 6 bytes */
 	CALL_NOPPED,	/* a call already made the NOP of its length,
 			 * with an R_*_NONE relocation (objtool --mnop,
-			 * linkpass nop) */
+			 * linkpass nop)
+			 */
 	CALL_BL,	/* aarch64 bl imm26: 4 bytes */
 	CALL_AUIPC_JALR, /* riscv auipc ra + jalr ra: 8 bytes */
 	CALL_JAL,	/* riscv jal ra: the pair relaxed by the linker, 4 bytes */
 	CALL_BAD,	/* a call relocation on bytes that are not the call
-			 * it implies: corrupt input, an error */
+			 * it implies: corrupt input, an error
+			 */
 };
 
 /* What a code or data relocation says about the address it refers to. */
@@ -33,7 +35,8 @@ enum ref_kind {
 	REF_NONE,	/* not an address (GOT slot, TLS, size, ...) */
 	REF_ABS,	/* the field holds S + A: the address itself */
 	REF_PCREL,	/* a 4-byte field of S + A - P at the end of an
-			 * instruction: the address is S + A + 4 */
+			 * instruction: the address is S + A + 4
+			 */
 };
 
 /*

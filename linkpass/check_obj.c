@@ -85,7 +85,7 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 	}
 	qsort(s, r.nkept, sizeof(*s), cmp_place);
 	check_merge(o, sorted, n, s, r.nkept, &nm, fd);
-	ret = check_verdict(o, sec != NULL, n, r.nkept,
+	ret = check_verdict(o, sec, n, r.nkept,
 			    "section " MCOUNT_SECTION, fd);
 out_free:
 	free(s);

@@ -105,15 +105,16 @@ static void check_states(const struct options *o, struct image *im,
 {
 	struct linked_namer ln = { im, r };
 	const struct place_namer nm = { describe_linked, &ln };
+	bool want_nop = o->sites == SITES_NOP, nop;
 	struct place p = { 0 };
 	size_t i;
 
 	for (i = 0; i < r->nkept; i++) {
 		p.off = r->kept[i].addr;
 		p.form = r->kept[i].form;
+		nop = p.form == CALL_NOPPED;
 		/* the first finding: its lines name functions */
-		if (!r->funcs.v && (o->sites == SITES_NOP) !=
-		    (p.form == CALL_NOPPED) && image_symbols(im) == 0)
+		if (!r->funcs.v && nop != want_nop && image_symbols(im) == 0)
 			funcs_build(im, &r->funcs);
 		check_site_state(o, &p, &nm, fd);
 	}

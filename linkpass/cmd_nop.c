@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compiler.h"
 #include "describe.h"
 #include "elfwrite.h"
 #include "mcount.h"
@@ -157,7 +158,7 @@ static int linked_sites(struct nop_job *j)
 		j->nzero += !t.v[i];
 	if (j->nzero < t.n &&
 	    mcount_targets(im, j->o->scan.mcount_syms, "nop", targets,
-			   sizeof(targets) / sizeof(targets[0]), &ntargets) < 0)
+			   ARRAY_SIZE(targets), &ntargets) < 0)
 		goto out_free;
 	j->v = xcalloc(t.n ? t.n : 1, sizeof(*j->v));
 	for (i = 0; i < t.n; i++) {
@@ -256,7 +257,7 @@ static void take_reloc(struct nop_job *j, const struct relocs *rs, size_t ri,
 		s->bad = "is a call whose relocation is not a direct call's";
 	else if (im->ehdr.e_type == ET_REL && (!reloc_has_addend(rs->layout) ||
 					       r->addend != -4))
-		s->bad = "is a call whose relocation does not name the mcount symbol itself (addend -4)";
+		s->bad = "is a call whose relocation's addend is not -4";
 	else if (s->len && s->len != im->arch->call_len(form))
 		s->bad = "is a call that its relocation reads otherwise";
 	else
@@ -294,8 +295,10 @@ static int find_relocs(struct nop_job *j)
 	for (i = 0; i < j->n; i++) {
 		const struct section *sec = j->v[i].sec;
 
-		if (!sec || j->has_rels[sec->idx] ||
-		    !(rsec = image_relocs_of(im, sec)))
+		if (!sec || j->has_rels[sec->idx])
+			continue;
+		rsec = image_relocs_of(im, sec);
+		if (!rsec)
 			continue;
 		rs = &j->rels[sec->idx];
 		if (image_relocs(im, rsec, rs) < 0)

@@ -100,7 +100,8 @@ static int write_table(struct image *im, const struct scan_result *r,
 	GElf_Shdr table = {
 		.sh_type = SHT_PROGBITS,
 		/* a PIC object's entries become dynamic relocations: keep
-		 * them out of read-only data */
+		 * them out of read-only data
+		 */
 		.sh_flags = SHF_ALLOC | (pic_code(r) ? SHF_WRITE : 0),
 		.sh_entsize = arch->addr_size,
 	};
@@ -175,7 +176,7 @@ static int process(struct options *o, const char *path)
 		 * Not an error, so stdout: stderr is for errors only.
 		 */
 		printf("linkpass: %s: %s: already present; object left unchanged\n",
-			path, MCOUNT_SECTION);
+		       path, MCOUNT_SECTION);
 		ret = 0;
 		goto out_close;
 	}

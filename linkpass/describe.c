@@ -43,7 +43,8 @@ const char *describe_section_bytes(struct image *im, struct section *sec,
 	size_t at = 0;
 
 	/* a description never fails or reports: unreadable is "<no bytes>" */
-	if (!sec || !(b = image_section_bytes_quiet(im, sec))) {
+	b = sec ? image_section_bytes_quiet(im, sec) : NULL;
+	if (!b) {
 		snprintf(buf, len, "<no bytes>");
 		return buf;
 	}

@@ -31,6 +31,7 @@ struct describe_cursor {
 	struct section *sec;
 	long hint;
 };
+
 #define DESCRIBE_CURSOR_INIT { NULL, -1 }
 
 /*

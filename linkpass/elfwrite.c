@@ -148,9 +148,10 @@ static long rewrite_add_name(struct elfw *w, const char *name)
 	char *buf;
 	long at;
 
-	if (elf_getshdrstrndx(w->elf, &shstrndx) < 0 ||
-	    !(scn = elf_getscn(w->elf, shstrndx)) ||
-	    !(d = elf_getdata(scn, NULL)))
+	scn = elf_getshdrstrndx(w->elf, &shstrndx) < 0 ? NULL :
+	      elf_getscn(w->elf, shstrndx);
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d)
 		return lp_elf_error(w->path, "section name table", "cannot read");
 	buf = xmalloc(d->d_size + len);
 	memcpy(buf, d->d_buf, d->d_size);
@@ -176,7 +177,8 @@ static size_t rewrite_add_section(struct elfw *w, const char *name,
 	if (at < 0)
 		return 0;
 	scn = elf_newscn(w->elf);
-	if (!scn || !(d = elf_newdata(scn))) {
+	d = scn ? elf_newdata(scn) : NULL;
+	if (!d) {
 		lp_elf_error(w->path, "new section", "cannot add the section");
 		return 0;
 	}
@@ -224,8 +226,8 @@ size_t elfw_add_filled_section(struct elfw *w, const char *name,
 	size_t idx;
 
 	if (w->elf || !tmpl->sh_entsize) {
-		lp_error(w->path, name, "a filled section needs a new object "
-			 "and an entry size");
+		lp_error(w->path, name,
+			 "a filled section needs a new object and an entry size");
 		return 0;
 	}
 	idx = elfw_add_section(w, name, tmpl, NULL, n * tmpl->sh_entsize,
@@ -246,7 +248,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 /* Place each section at its alignment after the header, then the
- * section headers; returns the file size. */
+ * section headers; returns the file size.
+ */
 static uint64_t layout(struct elfw *w, uint64_t *shoff)
 {
 	uint64_t off = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
@@ -547,10 +550,13 @@ size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 
 int addr_widths_ok(const struct arch *arch, const char *path)
 {
-	if (arch->addr_size != 4 && arch->addr_size != 8)
+	bool class32 = arch->elfclass == ELFCLASS32;
+	bool four = arch->addr_size == 4;
+
+	if (!four && arch->addr_size != 8)
 		return lp_error(path, "table", "cannot write %u-byte entries (%s)",
 				arch->addr_size, arch->name);
-	if ((arch->elfclass == ELFCLASS32) != (arch->addr_size == 4))
+	if (class32 != four)
 		return lp_error(path, "table",
 				"cannot write %u-byte entries in an ELF class %u object (%s)",
 				arch->addr_size, arch->elfclass, arch->name);

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "compiler.h"
 #include "image.h"
 #include "relocs.h"
 #include "util.h"
@@ -69,7 +70,8 @@ struct elfw {
 	struct strbuf shstrtab;
 	uint8_t osabi;
 	uint32_t e_flags;	/* 0 unless set after elfw_new() (riscv: the
-				 * image's float ABI, which ld checks) */
+				 * image's float ABI, which ld checks)
+				 */
 	/* elfw_rewrite() */
 	Elf *elf;
 	char *names;		/* the grown section-name table */
@@ -155,7 +157,7 @@ void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
  * a buffer (@at == @i for a whole table, @i - first for a piece of one):
  * its relocation, at offset @i * @width of the table...
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
 	       void *relocs, size_t at, size_t i, uint64_t sym, int64_t addend)
 {
@@ -170,7 +172,7 @@ addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
 }
 
 /* ...and its bytes: zero for Rela, the addend itself for Rel. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
 	       size_t at, int64_t addend)
 {
@@ -189,7 +191,7 @@ addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
  * The same with the layout a constant, for loops that choose the
  * layout once; addr_table_put() switches per call.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
 		 uint64_t sym, int64_t addend)
 {

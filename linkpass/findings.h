@@ -19,7 +19,8 @@
 struct findings {
 	size_t missing, stale, dups, unordered;
 	size_t zeroed;		/* entries holding 0: dead entries a
-				 * post-link tool (sorttable -s) zeroed */
+				 * post-link tool (sorttable -s) zeroed
+				 */
 	size_t wrong;		/* sites not holding what --sites wants */
 };
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "util.h"
 
 /*
@@ -453,7 +454,7 @@ static inline int check_symbol(struct image *im, const struct sym_input *in,
  * a per-symbol libelf call or message buffer was a quarter of the scan
  * (callgrind).
  */
-static inline __attribute__((always_inline)) int
+static __always_inline int
 decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 {
 	size_t i;

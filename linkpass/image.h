@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "compiler.h"
 #include "relocs.h"
 
 struct section {
@@ -99,32 +100,30 @@ int image_symbols(struct image *im);
  * *@s, all but the name; returns its st_name.  The one decoder of
  * symbol fields: image_sym_get() and image_symbols() both use it.
  */
-static inline __attribute__((always_inline)) uint32_t
+static __always_inline uint32_t
 sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 {
+	Elf64_Sym e64;
+	Elf32_Sym e32;
+
 	if (is64) {
-		Elf64_Sym e;
-
-		memcpy(&e, syms + i * sizeof(e), sizeof(e));
-		s->value = e.st_value;
-		s->size = e.st_size;
-		s->shndx = e.st_shndx;
-		s->type = ELF64_ST_TYPE(e.st_info);
-		s->bind = ELF64_ST_BIND(e.st_info);
-		s->vis = ELF64_ST_VISIBILITY(e.st_other);
-		return e.st_name;
-	} else {
-		Elf32_Sym e;
-
-		memcpy(&e, syms + i * sizeof(e), sizeof(e));
-		s->value = e.st_value;
-		s->size = e.st_size;
-		s->shndx = e.st_shndx;
-		s->type = ELF32_ST_TYPE(e.st_info);
-		s->bind = ELF32_ST_BIND(e.st_info);
-		s->vis = ELF32_ST_VISIBILITY(e.st_other);
-		return e.st_name;
+		memcpy(&e64, syms + i * sizeof(e64), sizeof(e64));
+		s->value = e64.st_value;
+		s->size = e64.st_size;
+		s->shndx = e64.st_shndx;
+		s->type = ELF64_ST_TYPE(e64.st_info);
+		s->bind = ELF64_ST_BIND(e64.st_info);
+		s->vis = ELF64_ST_VISIBILITY(e64.st_other);
+		return e64.st_name;
 	}
+	memcpy(&e32, syms + i * sizeof(e32), sizeof(e32));
+	s->value = e32.st_value;
+	s->size = e32.st_size;
+	s->shndx = e32.st_shndx;
+	s->type = ELF32_ST_TYPE(e32.st_info);
+	s->bind = ELF32_ST_BIND(e32.st_info);
+	s->vis = ELF32_ST_VISIBILITY(e32.st_other);
+	return e32.st_name;
 }
 
 /*
@@ -146,6 +145,7 @@ static inline bool image_sym_get(const struct image *im, size_t i,
 	       (s->shndx < im->nsecs ||
 		(s->shndx >= SHN_LORESERVE && s->shndx != SHN_XINDEX));
 }
+
 void image_close(struct image *im);
 
 /*
@@ -202,6 +202,7 @@ static inline uint64_t image_section_base(const struct image *im,
 {
 	return im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
 }
+
 /* The allocated section whose address range holds @addr, or NULL. */
 struct section *image_section_at(struct image *im, uint64_t addr);
 /* A defined symbol by name (first match), or NULL. */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compiler.h"
 #include "util.h"
 
 enum operands {
@@ -44,7 +45,7 @@ static const struct command commands[] = {
 	{ "nop", cmd_nop, CMD_NOP, FILES, "IMAGE|FILE.o..." },
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS (ARRAY_SIZE(commands))
 
 static void usage(FILE *f)
 {

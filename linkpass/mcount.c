@@ -19,7 +19,8 @@ uint8_t mcount_kind(const char *const *syms, const char *name)
 		if (strcmp(name, syms[j]))
 			continue;
 		/* __fentry__ is called first thing; mcount after the
-		 * prologue */
+		 * prologue
+		 */
 		kind = strncmp(syms[j], "__fentry", 8) ?
 		       MCOUNT_PROLOGUE : MCOUNT_ENTRY;
 	}

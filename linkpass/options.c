@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "mcount.h"
 #include "util.h"
 
@@ -23,19 +24,17 @@ enum opt_type {
 	OPT_T_HELP,		/* -h, --help: every command */
 };
 
-/*
- * Store @arg in @o; NULL, or the message of a bad argument, a format
- * with one %s for the argument as given.
- */
-typedef const char *opt_fn(struct options *o, const char *arg);
-
 struct opt {
 	int key;		/* the short option's letter, or 0 */
 	const char *name;
 	int has_arg;		/* no_argument, required_argument... */
 	enum opt_type type;
 	size_t off;		/* OPT_T_BOOL, OPT_T_STR: the field */
-	opt_fn *fn;		/* OPT_T_FN */
+	/*
+	 * OPT_T_FN: store @arg in @o; NULL, or the message of a bad
+	 * argument, a format with one %s for the argument as given
+	 */
+	const char *(*fn)(struct options *o, const char *arg);
 	const char *arg;	/* the argument's name in the usage */
 	unsigned int cmds;	/* the CMD_* bits of the commands taking it */
 	const char *help;
@@ -194,7 +193,7 @@ static const struct opt opts[] = {
 		     "threads (default: one per CPU for big images)"),
 	OPT_CALLBACK_OPTARG(0, "patchable-entries", set_patchable, "N[,M]",
 			    CMDS_FILTER,
-			    "sites are the -fpatchable-function-entry entries, not mcount calls; with N,M each starts a pad of N nops, M before the entry"),
+			    "sites from -fpatchable-function-entry=N[,M], not calls"),
 	OPT_STRING(0, "start-sym", start_sym, "S",
 		   CMD_CHECK | CMD_DUMP | CMD_NOP,
 		   "the symbol at the table's start (with --stop-sym)"),
@@ -217,7 +216,7 @@ static const struct opt opts[] = {
 	  "this text" },
 };
 
-#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+#define NOPTS (ARRAY_SIZE(opts))
 /* getopt's value for opts[i] when it has no short form */
 #define LONG_ONLY 256
 
@@ -252,7 +251,7 @@ static const char *const cmd_names[] = {
 	"scan", "check", "dump", "sites", "obj", "nop",
 };
 
-#define NCMDS (sizeof(cmd_names) / sizeof(cmd_names[0]))
+#define NCMDS (ARRAY_SIZE(cmd_names))
 
 void options_usage(FILE *f)
 {

@@ -13,16 +13,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "compiler.h"
 #include "site.h"
 
 /* The commands, as bits: an option lists those that take it. */
 enum {
-	CMD_SCAN = 1 << 0,
-	CMD_CHECK = 1 << 1,
-	CMD_DUMP = 1 << 2,
-	CMD_SITES = 1 << 3,
-	CMD_OBJ = 1 << 4,
-	CMD_NOP = 1 << 5,
+	CMD_SCAN = BIT(0),
+	CMD_CHECK = BIT(1),
+	CMD_DUMP = BIT(2),
+	CMD_SITES = BIT(3),
+	CMD_OBJ = BIT(4),
+	CMD_NOP = BIT(5),
 };
 
 enum out_format { FORMAT_ELF, FORMAT_ASM };
@@ -72,7 +73,7 @@ enum parsed opts_valid(const char *name, unsigned int cmd,
 		       const struct options *o);
 /* The one-line usage error; @cmd may be NULL. */
 enum parsed usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 /* The option lines of the usage text. */
 void options_usage(FILE *f);
 

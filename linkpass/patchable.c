@@ -246,7 +246,8 @@ static int read_entries(struct image *im, const struct section *list,
 		return -1;
 	l = rel.layout;
 	/* a list of size 0 has no bytes: its first relocation is refused
-	 * as not an entry */
+	 * as not an entry
+	 */
 	if (!reloc_has_addend(l) &&
 	    !image_section_bytes(im, (struct section *)list))
 		return -1;
@@ -345,7 +346,9 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	if (read_entries(im, list, &cand, &n) < 0)
 		goto out_free;
 	r->stats.relsecs = 1;
-	r->stats.relocs = r->stats.refs = r->stats.calls = n;
+	r->stats.relocs = n;
+	r->stats.refs = n;
+	r->stats.calls = n;
 	r->stats.threads = 1;
 	r->stats.ns_relocs = now_ns() - t0;
 

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "compiler.h"
+
 enum reloc_layout {
 	RELA64,
 	REL64,
@@ -94,7 +96,7 @@ static inline size_t reloc_entsize(enum reloc_layout l)
  * The mapped data may be unaligned for the struct type, so copy each
  * entry out with memcpy (the compiler turns it into plain loads).
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
@@ -148,58 +150,49 @@ reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
  * Only the offset, or only the symbol index, of entry @i: the scan's
  * hot loop reads these two for every entry and the rest for few.
  */
-static inline __attribute__((always_inline)) uint64_t
+static __always_inline uint64_t
 reloc_offset(enum reloc_layout l, const void *base, size_t i)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
+	uint64_t v64;
+	uint32_t v32;
 
 	if (l == RELA64 || l == REL64) {
-		uint64_t v;
-
-		memcpy(&v, p, sizeof(v));
-		return v;
-	} else {
-		uint32_t v;
-
-		memcpy(&v, p, sizeof(v));
-		return v;
+		memcpy(&v64, p, sizeof(v64));
+		return v64;
 	}
+	memcpy(&v32, p, sizeof(v32));
+	return v32;
 }
 
-static inline __attribute__((always_inline)) uint64_t
+static __always_inline uint64_t
 reloc_sym(enum reloc_layout l, const void *base, size_t i)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
+	uint64_t info64;
+	uint32_t info32;
 
 	if (l == RELA64 || l == REL64) {
-		uint64_t info;
-
-		memcpy(&info, p + 8, sizeof(info));
-		return ELF64_R_SYM(info);
-	} else {
-		uint32_t info;
-
-		memcpy(&info, p + 4, sizeof(info));
-		return ELF32_R_SYM(info);
+		memcpy(&info64, p + 8, sizeof(info64));
+		return ELF64_R_SYM(info64);
 	}
+	memcpy(&info32, p + 4, sizeof(info32));
+	return ELF32_R_SYM(info32);
 }
 
-static inline __attribute__((always_inline)) uint32_t
+static __always_inline uint32_t
 reloc_type(enum reloc_layout l, const void *base, size_t i)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
+	uint64_t info64;
+	uint32_t info32;
 
 	if (l == RELA64 || l == REL64) {
-		uint64_t info;
-
-		memcpy(&info, p + 8, sizeof(info));
-		return (uint32_t)ELF64_R_TYPE(info);
-	} else {
-		uint32_t info;
-
-		memcpy(&info, p + 4, sizeof(info));
-		return ELF32_R_TYPE(info);
+		memcpy(&info64, p + 8, sizeof(info64));
+		return (uint32_t)ELF64_R_TYPE(info64);
 	}
+	memcpy(&info32, p + 4, sizeof(info32));
+	return ELF32_R_TYPE(info32);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "anchor.h"
+#include "compiler.h"
 #include "entries.h"
 #include "mcount.h"
 #include "namefilter.h"
@@ -104,7 +105,7 @@ static void note_bad(struct worker *w, const struct chunk *c, size_t i,
  * compile-time constant in each caller).  Most relocations fail the
  * is_mcount test; only those are looked at further.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 {
 	const struct arch *arch = w->im->arch;
@@ -251,7 +252,7 @@ static void match_bounds(const struct image *im, struct table_bounds *b,
  * always_inline: GCC counts a function that only prefetches as free of
  * side effects and drops the call.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 {
 	struct symbol ahead;
@@ -261,7 +262,7 @@ prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 }
 
 /* symbol_pass() over symbols [@from, @to). */
-static inline __attribute__((always_inline)) int
+static __always_inline int
 symbol_range(bool raw, const struct image *im,
 	     const struct scan_opts *o, struct sym_pass *p,
 	     const struct namefilter *nf, size_t from, size_t to)
@@ -317,7 +318,7 @@ static void pass_namefilter(const struct image *im, const struct scan_opts *o,
 		namefilter_add(nf, p->bounds->names[j], 4);
 }
 
-static inline __attribute__((always_inline)) int
+static __always_inline int
 symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 	    struct sym_pass *p)
 {
@@ -444,7 +445,8 @@ static int symbol_pass_parallel(const struct image *im,
 		h[i].p.nlocal_funcs = 0;
 	}
 	h[0].from = 1;
-	h[0].to = h[1].from = 1 + (im->nsyms - 1) / 2;
+	h[0].to = 1 + (im->nsyms - 1) / 2;
+	h[1].from = h[0].to;
 	h[1].to = im->nsyms;
 	/* the upper half's own candidates and bounds, merged below */
 	if (p->anchors) {
@@ -636,7 +638,8 @@ static int report_bad(struct image *im, struct worker *w, int nw)
 		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
 			 b->index);
 		/* the message names the symbol: the scan may have read the
-		 * symbols in place (a bad one is reported by image_symbols) */
+		 * symbols in place (a bad one is reported by image_symbols)
+		 */
 		if (b->what == BAD_CALL && image_symbols(im) < 0)
 			return -1;
 		if (b->what == BAD_CALL)
@@ -743,7 +746,8 @@ static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		addr[i] = v[i].addr;
 	}
 	/* by address: sections only break ties, so sort by (addr, sec) as
-	 * a section sort of the address order */
+	 * a section sort of the address order
+	 */
 	if (by_addr)
 		order = order_by_section_addr(NULL, addr, n, 1);
 	else
@@ -999,8 +1003,10 @@ static size_t filter_split(const struct site *cand, size_t n, int threads)
 {
 	size_t m;
 
-	if (threads == 1 || n < 2 || (threads == 0 &&
-	    (n < PARALLEL_MIN_SITES || sysconf(_SC_NPROCESSORS_ONLN) < 2)))
+	if (threads == 1 || n < 2)
+		return 0;
+	if (threads == 0 &&
+	    (n < PARALLEL_MIN_SITES || sysconf(_SC_NPROCESSORS_ONLN) < 2))
 		return 0;
 	for (m = n / 2; m < n; m++)
 		if (cand[m].shndx != cand[m - 1].shndx ||
@@ -1052,7 +1058,8 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		free(kept);
 		free(r->unentered);	/* filter_explained() judges them all */
 		r->unentered = NULL;
-		r->nunentered = r->capunentered = 0;
+		r->nunentered = 0;
+		r->capunentered = 0;
 		return -1;
 	}
 	free(cand);
@@ -1368,14 +1375,15 @@ int scan_image(struct image *im, const struct scan_opts *o,
 		anchor_cands_init(r->anchors, im);
 		p.anchors = r->anchors;
 	}
-	p.is_mcount = is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	p.is_mcount = is_mcount;
 	p.bounds = want->bounds;
 	if (run_symbol_pass(im, o, &p) < 0)
 		goto out_free;
 	if (want->bounds)
 		want->bounds->looked = true;
 	/* with reasons: the sorted index of functions, for judge() */
-	fast = p.e != NULL;
+	fast = p.e;
 	if (!fast) {
 		if (image_symbols(im) < 0)
 			goto out_free;

@@ -21,7 +21,8 @@ enum site_verdict {
 	DROP_NOT_CALL,		/* data or address reference to mcount */
 	DROP_UNTRACED,		/* in a section the policy does not trace */
 	DROP_DEAD_BODY,		/* a function body without a symbol:
-				 * an overridden weak function */
+				 * an overridden weak function
+				 */
 	DROP_NO_FUNC,		/* other code that no function covers */
 	DROP_NOT_ENTRY,		/* not at the function's entry */
 	DROP_DUPLICATE,		/* a second relocation for one site */
@@ -47,7 +48,8 @@ int cmp_place(const void *a, const void *b);
 
 struct site {
 	uint64_t addr;		/* start of the call instruction; in an
-				 * object file, its section offset */
+				 * object file, its section offset
+				 */
 	uint32_t shndx;		/* section holding it */
 	uint8_t form;		/* enum call_form; CALL_NONE if not a call */
 	uint8_t verdict;	/* enum site_verdict */

@@ -40,13 +40,15 @@
  * body runs to the next candidate entry, the next function symbol or
  * the section's end, whichever comes first.
  */
+#include "stripped.h"
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "stripped.h"
+#include "compiler.h"
 #include "mcount-table.h"
 #include "relocs.h"
 #include "util.h"
@@ -70,9 +72,11 @@ struct work_item {
 struct cand {
 	uint64_t entry;		/* address of the entry */
 	uint64_t end;		/* the next candidate's entry or the
-				 * section's end */
+				 * section's end
+				 */
 	uint64_t far_self;	/* the farthest reference from inside
-				 * [entry, end); 0: none */
+				 * [entry, end); 0: none
+				 */
 	uint32_t shndx;
 	bool reached;
 };
@@ -184,9 +188,8 @@ static inline void reaches(struct stripped_check *sc, uint64_t place, uint64_t a
 	/* rare, and both threads may get here: atomic stores */
 	if (place < addr || place >= sc->v[i].end)
 		__atomic_store_n(&sc->v[i].reached, true, __ATOMIC_RELAXED);
-	else
-		store_max(&sc->v[i].far_self, place);	/* resolve_symbols()
-							 * decides */
+	else	/* from inside its body: resolve_symbols() decides */
+		store_max(&sc->v[i].far_self, place);
 }
 
 /* The sites to look at: entry-style calls in no function symbol. */
@@ -326,7 +329,7 @@ static bool pcrel_table(const char *name)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(name, names[i]))
 			return true;
 	return false;
@@ -375,7 +378,7 @@ static inline uint64_t sym_value(const struct stripped_check *sc, size_t i)
 }
 
 /* The address relocation @rel refers to, or false. */
-static inline __attribute__((always_inline)) bool
+static __always_inline bool
 ref_target(const struct stripped_check *sc, enum reloc_layout l,
 	   const struct section *t, const uint8_t *kinds,
 	   const struct reloc *rel, uint64_t *addr)
@@ -408,7 +411,7 @@ ref_target(const struct stripped_check *sc, enum reloc_layout l,
 }
 
 /* One loop per layout (see relocs.h); @l is a constant in each copy. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 refs_in(enum reloc_layout l, struct stripped_check *sc, const struct relocs *rs,
 	uint64_t from, uint64_t to)
 {
@@ -445,7 +448,8 @@ static int load_refs(struct stripped_check *sc)
 		if (image_relocs(im, &im->secs[i], rs) < 0)
 			return -1;
 		/* Rel: the addends are in the bytes; a section of size 0
-		 * has none, and its relocations reach nothing (ref_target) */
+		 * has none, and its relocations reach nothing (ref_target)
+		 */
 		if (!reloc_has_addend(rs->layout) &&
 		    !image_section_bytes(im, rs->target))
 			return -1;
@@ -555,7 +559,7 @@ static void bracketed_table(struct stripped_check *sc)
 	const struct symbol *lo, *hi;
 	size_t j;
 
-	for (j = 0; j < sizeof(pairs) / sizeof(pairs[0]); j++) {
+	for (j = 0; j < ARRAY_SIZE(pairs); j++) {
 		lo = image_find_symbol(sc->im, pairs[j][0]);
 		hi = image_find_symbol(sc->im, pairs[j][1]);
 		if (lo && hi && lo->value < hi->value) {
@@ -612,7 +616,7 @@ static void forget(struct stripped_check *sc)
  * Below this many bytes to read (the candidates' code and the
  * relocations) the check costs less than starting a thread for it.
  */
-#define THREAD_MIN_BYTES (1u << 20)
+#define THREAD_MIN_BYTES BIT(20)
 
 /* Is the check worth a thread of its own?  @threads as in scan_opts. */
 static bool worth_a_thread(const struct stripped_check *sc, int threads)

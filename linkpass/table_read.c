@@ -255,17 +255,15 @@ int table_read_bounds(struct image *im, struct table_bounds *b,
 /* The implicit addend of a Rel entry: the entry's own bytes. */
 static int64_t rel_addend(const uint8_t *bytes, uint64_t off, unsigned int w)
 {
+	int64_t v64;
+	int32_t v32;
+
 	if (w == 8) {
-		int64_t v;
-
-		memcpy(&v, bytes + off, 8);
-		return v;
-	} else {
-		int32_t v;
-
-		memcpy(&v, bytes + off, 4);
-		return v;
+		memcpy(&v64, bytes + off, 8);
+		return v64;
 	}
+	memcpy(&v32, bytes + off, 4);
+	return v32;
 }
 
 /*

@@ -19,11 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "elfwrite.h"
 #include "util.h"
 
 /* First symbol of the table object that is an anchor (after null and
- * the section symbol). */
+ * the section symbol).
+ */
 #define FIRST_ANCHOR_SYM 2
 
 /* Index of the table section in the object. */
@@ -75,7 +77,7 @@ struct table_fill {
 	uint32_t type;
 };
 
-static inline __attribute__((always_inline)) int64_t
+static __always_inline int64_t
 entry_addend(const struct table_fill *f, size_t i)
 {
 	const struct site *s = &f->sites[i];
@@ -84,7 +86,7 @@ entry_addend(const struct table_fill *f, size_t i)
 }
 
 /* One loop per relocation layout, the layout a constant in each. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 fill_relocs_l(enum reloc_layout l, const struct table_fill *f, size_t first,
 	      size_t n, void *out)
 {
