@@ -92,9 +92,9 @@ static unsigned int nop_at(const struct arch *a, const uint8_t *p,
 }
 
 /*
- * The site at entry @entry, @at in @sec: its bytes looked at.  A linked
- * image's call is checked here (its target is in the bytes); an
- * object's when its relocation is found.
+ * The site at entry @entry, @at in @sec (NULL: in no section): its bytes
+ * looked at.  A linked image's call is checked here (its target is in
+ * the bytes); an object's when its relocation is found.
  */
 static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		     struct section *sec, const uint64_t *targets,
@@ -108,6 +108,10 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 	memset(s, 0, sizeof(*s));
 	s->at = *at;
 	s->entry = entry;
+	if (!sec) {
+		s->bad = "is in no section";
+		return;
+	}
 	s->sec = sec;
 	base = image_section_base(im, sec);
 	if (!(sec->sh.sh_flags & SHF_EXECINSTR) ||
@@ -140,43 +144,28 @@ static int linked_sites(struct nop_job *j)
 	struct image *im = j->im;
 	uint64_t targets[8];
 	size_t ntargets = 0, i;
-	struct section *sec;
 	struct place at;
 	struct table t;
 	int ret = -1;
 
-	if (table_read(im, j->o->start_sym, j->o->stop_sym, &t) < 0)
+	if (table_read_found(im, j->o->start_sym, j->o->stop_sym, &t) < 0)
 		return -1;
-	if (!t.found) {
-		lp_error(im->path, "ftrace table",
-			 "not found: no " MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP
-			 " or " MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
-			 " symbols and no " MCOUNT_SECTION " section");
-		goto out_free;
-	}
 	for (i = 0; i < t.n; i++)
 		j->nzero += !t.v[i];
 	if (j->nzero < t.n &&
 	    mcount_targets(im, j->o->scan.mcount_syms, "nop", targets,
 			   ARRAY_SIZE(targets), &ntargets) < 0)
-		goto out_free;
+		goto out_free_table;
 	j->v = xcalloc(t.n ? t.n : 1, sizeof(*j->v));
 	for (i = 0; i < t.n; i++) {
 		if (!t.v[i])
 			continue;	/* a dead entry, zeroed after the link */
 		at = (struct place){ .off = t.v[i] };
-		sec = image_section_at(im, t.v[i]);
-		if (sec) {
-			add_site(j, i, &at, sec, targets, ntargets);
-		} else {
-			memset(&j->v[j->n], 0, sizeof(j->v[j->n]));
-			j->v[j->n].at = at;
-			j->v[j->n].entry = i;
-			j->v[j->n++].bad = "is in no section";
-		}
+		add_site(j, i, &at, image_section_at(im, t.v[i]), targets,
+			 ntargets);
 	}
 	ret = 0;
-out_free:
+out_free_table:
 	table_free(&t);
 	return ret;
 }
@@ -451,11 +440,5 @@ out_close:
 
 int cmd_nop(struct options *o)
 {
-	int i, failed = 0;
-
-	/* every file is tried; all failures are reported */
-	for (i = 0; i < o->nfiles; i++)
-		if (nop_file(o, o->files[i]) < 0)
-			failed++;
-	return failed ? EXIT_ERROR : EXIT_OK;
+	return options_each_file(o, nop_file);
 }

@@ -161,7 +161,7 @@ static int check_alignments(const struct image *im)
 	return 0;
 }
 
-static int process(struct options *o, const char *path)
+static int process(const struct options *o, const char *path)
 {
 	struct obj_entry *ent = NULL;
 	struct scan_result r;
@@ -209,11 +209,5 @@ out_close:
 
 int cmd_obj(struct options *o)
 {
-	int i, failed = 0;
-
-	/* every object is tried; all failures are reported */
-	for (i = 0; i < o->nfiles; i++)
-		if (process(o, o->files[i]) < 0)
-			failed++;
-	return failed ? EXIT_ERROR : EXIT_OK;
+	return options_each_file(o, process);
 }

@@ -80,27 +80,41 @@ static const char *set_max_list(struct options *o, const char *arg)
 	return parse_long(arg, 0, &o->max_list) ? NULL : "bad --max-list '%s'";
 }
 
+/* The index of @arg among the NULL-terminated @words, or -1. */
+static int word_index(const char *arg, const char *const *words)
+{
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	return -1;
+}
+
 static const char *set_format(struct options *o, const char *arg)
 {
-	if (!strcmp(arg, "elf"))
-		o->format = FORMAT_ELF;
-	else if (!strcmp(arg, "asm"))
-		o->format = FORMAT_ASM;
-	else
+	static const char *const words[] = {
+		[FORMAT_ELF] = "elf", [FORMAT_ASM] = "asm", NULL,
+	};
+	int i = word_index(arg, words);
+
+	if (i < 0)
 		return "unknown format '%s' (elf or asm)";
+	o->format = (enum out_format)i;
 	return NULL;
 }
 
 static const char *set_sites(struct options *o, const char *arg)
 {
-	if (!strcmp(arg, "any"))
-		o->sites = SITES_ANY;
-	else if (!strcmp(arg, "call"))
-		o->sites = SITES_CALL;
-	else if (!strcmp(arg, "nop"))
-		o->sites = SITES_NOP;
-	else
+	static const char *const words[] = {
+		[SITES_ANY] = "any", [SITES_CALL] = "call",
+		[SITES_NOP] = "nop", NULL,
+	};
+	int i = word_index(arg, words);
+
+	if (i < 0)
 		return "unknown --sites '%s' (call, nop or any)";
+	o->sites = (enum site_expect)i;
 	return NULL;
 }
 
@@ -380,6 +394,18 @@ enum parsed options_parse(const char *name, unsigned int cmd, int argc,
 	}
 	out_fsync = o->fsync;
 	return PARSE_RUN;
+}
+
+int options_each_file(const struct options *o,
+		      int (*fn)(const struct options *o, const char *path))
+{
+	int i, failed = 0;
+
+	/* every file is tried; all failures are reported */
+	for (i = 0; i < o->nfiles; i++)
+		if (fn(o, o->files[i]) < 0)
+			failed++;
+	return failed ? EXIT_ERROR : EXIT_OK;
 }
 
 enum parsed opts_valid(const char *name, unsigned int cmd,

@@ -76,5 +76,11 @@ enum parsed usage_error(const char *cmd, const char *fmt, ...)
 	__printf(2, 3);
 /* The option lines of the usage text. */
 void options_usage(FILE *f);
+/*
+ * Run @fn on each file of @o (obj, nop): every one is tried, and the
+ * exit status is EXIT_ERROR when any failed (each said why).
+ */
+int options_each_file(const struct options *o,
+		      int (*fn)(const struct options *o, const char *path));
 
 #endif

@@ -205,6 +205,20 @@ int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	return table_read_bounds(im, &b, t);
 }
 
+int table_read_found(struct image *im, const char *start_sym,
+		     const char *stop_sym, struct table *t)
+{
+	if (table_read(im, start_sym, stop_sym, t) < 0)
+		return -1;
+	if (t->found)
+		return 0;
+	table_free(t);
+	return lp_error(im->path, "ftrace table",
+			"not found: no " MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP
+			" or " MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
+			" symbols and no " MCOUNT_SECTION " section");
+}
+
 int table_read_bounds(struct image *im, struct table_bounds *b,
 		      struct table *t)
 {

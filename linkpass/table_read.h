@@ -63,6 +63,9 @@ static inline void table_bounds_match(struct table_bounds *b,
  */
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t);
+/* The same, and an error (-1) when the image has no table. */
+int table_read_found(struct image *im, const char *start_sym,
+		     const char *stop_sym, struct table *t);
 /* The same, with bounds made by table_bounds_init() (looked up or not). */
 int table_read_bounds(struct image *im, struct table_bounds *b,
 		      struct table *t);
