@@ -273,3 +273,69 @@ def test_usage_errors(linkpass, args, message):
     proc = linkpass.run(*args, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"{message} (see 'linkpass --help')\n"
+
+
+HOOK_S = """\
+	.text
+	.globl	main, hooked_a, hooked_b, my_hook
+	.type	main, @function
+main:
+	call	hooked_a
+	call	hooked_b
+	xorl	%eax, %eax
+	ret
+	.size	main, . - main
+	.type	hooked_a, @function
+hooked_a:
+	call	my_hook
+	ret
+	.size	hooked_a, . - hooked_a
+	.type	hooked_b, @function
+hooked_b:
+	call	my_hook
+	ret
+	.size	hooked_b, . - hooked_b
+	.type	my_hook, @function
+my_hook:
+	ret
+	.size	my_hook, . - my_hook
+	.section .note.GNU-stack, "", @progbits
+"""
+
+
+def test_mcount_sym_and_bounds(tmp_path, linkpass):
+    """--mcount-sym names the symbol the sites call (the driver passes
+    its --scan-opt one on to nop); --start-sym/--stop-sym bound the
+    table as for check and dump."""
+    lptest.require_compiler_ld("gcc", "bfd")
+    hook = lptest.assemble(tmp_path, "hook.s", HOOK_S)
+    scan_opt = ["--scan-opt=--mcount-sym", "--scan-opt", "my_hook"]
+    image = tmp_path / "prog"
+    lptest.link_driver(image, ["gcc", "-no-pie", "-fuse-ld=bfd", hook],
+                       "--keep-relocs", *scan_opt, linkpass=linkpass.path)
+    assert linkpass.names(image) == ["hooked_a", "hooked_b"]
+    before = image.read_bytes()
+
+    proc = linkpass.run("nop", image, check=False)
+    assert proc.returncode == 2 and proc.stderr == (
+        f"linkpass: {image}: .symtab: nop: no mcount symbol (__fentry__...) "
+        "is defined in the image\n")
+    proc = linkpass.run("nop", "--start-sym=lp_lo", "--stop-sym=lp_hi",
+                        "--mcount-sym=my_hook", image, check=False)
+    assert proc.returncode == 2 and proc.stderr == (
+        f"linkpass: {image}: lp_lo: table bound symbol not defined in the "
+        "image\n")
+    assert image.read_bytes() == before
+
+    out = linkpass.run("nop", "--stats", "--mcount-sym=my_hook", image).stdout
+    assert out == stats(image, 2, 0, relocs=2)
+    assert check_lines(linkpass, image, "--sites=nop",
+                       "--mcount-sym=my_hook")[0] == 0
+
+    # the driver: --nop-sites with the scan's mcount symbol
+    nopped = tmp_path / "prog.nop"
+    lptest.link_driver(nopped, ["gcc", "-no-pie", "-fuse-ld=bfd", hook],
+                       "--nop-sites", *scan_opt, linkpass=linkpass.path)
+    for name, addr in zip(("hooked_a", "hooked_b"), linkpass.dump(nopped)):
+        assert lptest.read_bytes(nopped, addr, 5) == lpfacts.NOP5, name
+    assert run([nopped], check=False).returncode == 0
