@@ -112,7 +112,6 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		s->bad = "is in no section";
 		return;
 	}
-	s->sec = sec;
 	base = image_section_base(im, sec);
 	if (!(sec->sh.sh_flags & SHF_EXECINSTR) ||
 	    sec->sh.sh_type == SHT_NOBITS || at->off < base ||
@@ -121,19 +120,18 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		s->bad = "is not in the bytes of a code section";
 		return;
 	}
+	s->sec = sec;
 	s->off = at->off - base;
 	p = sec->bytes + s->off;
 	avail = sec->sh.sh_size - s->off;
 	s->len = nop_at(im->arch, p, avail);
 	if (s->len)
 		return;
-	if (im->ehdr.e_type == ET_REL) {
-		s->call = true;		/* the relocation decides */
-		return;
-	}
+	/* in an object the target is the relocation's: take_reloc() */
 	s->len = im->arch->direct_call(p, avail, at->off, &target);
 	s->call = s->len && im->arch->site_nop(s->len) &&
-		  mcount_is_target(targets, ntargets, target);
+		  (im->ehdr.e_type == ET_REL ||
+		   mcount_is_target(targets, ntargets, target));
 	if (!s->call)
 		s->bad = "is neither a call to an mcount symbol nor the NOP";
 }
@@ -247,10 +245,8 @@ static void take_reloc(struct nop_job *j, const struct relocs *rs, size_t ri,
 	else if (im->ehdr.e_type == ET_REL && (!reloc_has_addend(rs->layout) ||
 					       r->addend != -4))
 		s->bad = "is a call whose relocation's addend is not -4";
-	else if (s->len && s->len != im->arch->call_len(form))
+	else if (s->len != im->arch->call_len(form))
 		s->bad = "is a call that its relocation reads otherwise";
-	else
-		s->len = im->arch->call_len(form);
 }
 
 /* Which symbols are mcount symbols, by index. */

@@ -192,6 +192,22 @@ def test_tampered_image_site_is_refused(tmp_path, linkpass):
                   if p.name.startswith("prog")) == ["prog"]
 
 
+def test_tampered_object_site_is_refused(tmp_path, linkpass):
+    obj = lptest.compile_src(tmp_path, "main.c", SRC, "gcc",
+                             ["-pg", "-mfentry", "-O2", "-fno-pie"])
+    linkpass.run("obj", obj)
+    addr, text = lptest.section_data(obj, ".text")
+    tamper(obj, text, text.replace(b"\xe8\x00\x00\x00\x00", b"\x90" * 5, 1))
+    before = obj.read_bytes()
+    proc = linkpass.run("nop", obj, check=False)
+    assert proc.returncode == 2
+    assert re.fullmatch(rf"linkpass: {re.escape(str(obj))}: {lpfacts.SECTION} "
+                        r"entry \d+: \.text\+0x0 \(\w+\+0x0\), holding 90 90 90 "
+                        r"90 90 \S\S, is neither a call to an mcount symbol nor "
+                        r"the NOP; nothing written\n", proc.stderr), proc.stderr
+    assert obj.read_bytes() == before
+
+
 def test_object_call_without_its_relocation_is_refused(tmp_path, linkpass):
     """A module's site whose call has lost its relocation (here turned
     into a call of another symbol) cannot be NOP'd safely."""
