@@ -377,6 +377,8 @@ static void distinct_sites(struct nop_job *j)
 {
 	size_t i, k = 0;
 
+	if (!j->n)
+		return;		/* j->v may be NULL: no table */
 	qsort(j->v, j->n, sizeof(*j->v), cmp_site);
 	for (i = 0; i < j->n; i++)
 		if (!k || cmp_place(&j->v[k - 1].at, &j->v[i].at))
