@@ -17,6 +17,7 @@ import pytest
 
 import lpfacts
 import lptest
+import test_driver
 from lptest import run
 
 SRC = """\
@@ -192,37 +193,30 @@ def test_tampered_image_site_is_refused(tmp_path, linkpass):
                   if p.name.startswith("prog")) == ["prog"]
 
 
-def test_tampered_object_site_is_refused(tmp_path, linkpass):
+@pytest.mark.parametrize("how, holding, cause", [
+    # a site's bytes overwritten
+    ("bytes", "90 90 90 90 90", "is neither a call to an mcount symbol nor "
+     "the NOP; nothing written"),
+    # the call's relocation now names another symbol: NOP'd, it would
+    # still be relocated by the loader
+    ("symbol", "e8 00 00 00 00", "is a call without a relocation against an "
+     r"mcount symbol; nothing written \(and more sites like it\)"),
+])
+def test_object_site_is_refused(tmp_path, linkpass, how, holding, cause):
     obj = lptest.compile_src(tmp_path, "main.c", SRC, "gcc",
                              ["-pg", "-mfentry", "-O2", "-fno-pie"])
     linkpass.run("obj", obj)
-    addr, text = lptest.section_data(obj, ".text")
-    tamper(obj, text, text.replace(b"\xe8\x00\x00\x00\x00", b"\x90" * 5, 1))
+    if how == "bytes":
+        text = lptest.section_data(obj, ".text")[1]
+        tamper(obj, text, text.replace(b"\xe8" + bytes(4), b"\x90" * 5, 1))
+    else:
+        run(["objcopy", "--redefine-sym", "__fentry__=other", obj])
     before = obj.read_bytes()
     proc = linkpass.run("nop", obj, check=False)
     assert proc.returncode == 2
     assert re.fullmatch(rf"linkpass: {re.escape(str(obj))}: {lpfacts.SECTION} "
-                        r"entry \d+: \.text\+0x0 \(\w+\+0x0\), holding 90 90 90 "
-                        r"90 90 \S\S, is neither a call to an mcount symbol nor "
-                        r"the NOP; nothing written\n", proc.stderr), proc.stderr
-    assert obj.read_bytes() == before
-
-
-def test_object_call_without_its_relocation_is_refused(tmp_path, linkpass):
-    """A module's site whose call has lost its relocation (here turned
-    into a call of another symbol) cannot be NOP'd safely."""
-    obj = lptest.compile_src(tmp_path, "main.c", SRC, "gcc",
-                             ["-pg", "-mfentry", "-O2", "-fno-pie"])
-    linkpass.run("obj", obj)
-    run(["objcopy", "--redefine-sym", "__fentry__=other", obj])
-    before = obj.read_bytes()
-    proc = linkpass.run("nop", obj, check=False)
-    assert proc.returncode == 2
-    assert re.fullmatch(rf"linkpass: {re.escape(str(obj))}: {lpfacts.SECTION} "
-                        r"entry \d+: \.\S+\+0x0 \(\w+\+0x0\), holding e8 00 00 00 "
-                        r"00 \S\S, is a call without a relocation against an "
-                        r"mcount symbol; nothing written \(and more sites like "
-                        r"it\)\n", proc.stderr), proc.stderr
+                        rf"entry \d+: \.\S+\+0x0 \(\w+\+0x0\), holding {holding} "
+                        rf"\S\S, {cause}\n", proc.stderr), proc.stderr
     assert obj.read_bytes() == before
 
 
@@ -291,9 +285,10 @@ def test_usage_errors(linkpass, args, message):
     assert proc.stderr == f"{message} (see 'linkpass --help')\n"
 
 
+# test_driver's hooked_a and hooked_b, which call my_hook, and a main
 HOOK_S = """\
 	.text
-	.globl	main, hooked_a, hooked_b, my_hook
+	.globl	main
 	.type	main, @function
 main:
 	call	hooked_a
@@ -301,22 +296,7 @@ main:
 	xorl	%eax, %eax
 	ret
 	.size	main, . - main
-	.type	hooked_a, @function
-hooked_a:
-	call	my_hook
-	ret
-	.size	hooked_a, . - hooked_a
-	.type	hooked_b, @function
-hooked_b:
-	call	my_hook
-	ret
-	.size	hooked_b, . - hooked_b
-	.type	my_hook, @function
-my_hook:
-	ret
-	.size	my_hook, . - my_hook
-	.section .note.GNU-stack, "", @progbits
-"""
+""" + test_driver.HOOK_S
 
 
 def test_mcount_sym_and_bounds(tmp_path, linkpass):
