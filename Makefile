@@ -12,7 +12,7 @@ LP_OBJS := $(patsubst linkpass/%.c,build/linkpass/%.o,$(LP_SRCS))
 
 .PHONY: all test deps clean
 
-all: linkpass/linkpass runtime
+all: linkpass/linkpass runtime lptrace build/bench/nopbench
 
 # Debian packages the build and the tests need (installs only missing ones).
 deps:
@@ -31,12 +31,13 @@ test: deps all
 	$(PYTHON) -m pytest -q -rs tests
 	$(MAKE) test-hardening
 
-clean: runtime-clean
+clean: runtime-clean lptrace-clean
 	rm -rf build linkpass/linkpass
 
-# Parts that bring their own rules: the runtime library, and the
-# hardening, kernel and bench targets in mk/.
+# Parts that bring their own rules: the runtime library, the lptrace
+# command, and the hardening, kernel and bench targets in mk/.
 include runtime/runtime.mk
+include lptrace/lptrace.mk
 -include mk/*.mk
 
 # The main job: a sample kernel linked through the driver, NOP'd and traced.

@@ -46,7 +46,7 @@ entries=$("$top/linkpass/linkpass" dump "$OUT/demo" | wc -l)
 echo "table: $entries entries in __mcount_loc ($("$top/linkpass/linkpass" dump "$OUT/demo" | awk '{print $3}' | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}'))"
 
 step "run: NOP at start, trace a subset while 4 threads run the workload"
-lptrace=$top/runtime/lptrace-cli/lptrace
+lptrace=$top/lptrace/lptrace
 cd "$OUT"
 # Stream mode: a writer thread drains the rings to trace.data while the
 # program runs; function-graph mode: entry and exit with durations.

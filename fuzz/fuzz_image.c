@@ -66,16 +66,14 @@ static void run(const char *name, int (*cmd)(struct options *),
 	struct options o;
 	int ret;
 
-	memset(&o, 0, sizeof(o));
-	o.max_list = 50;
+	options_init(&o);
 	o.image = input_path;
 	o.output = writes ? out_path : NULL;
-	scan_opts_init(&o.scan);
 	o.scan.threads = v->threads;
 	o.scan.patchable = v->patchable;
 	o.format = v->format;
 	ret = fuzz_run(name, cmd, &o, input_path, &err, &len);
-	scan_opts_free(&o.scan);
+	options_free(&o);
 	if (ret != EXIT_ERROR && ret != EXIT_OK &&
 	    !(ret == EXIT_DIFF && cmd == cmd_check))
 		fuzz_fail(name, "unexpected exit status");

@@ -14,6 +14,9 @@
  *     that has a __mcount_loc section;
  *   - a second run on that result changes nothing (never a doubled table);
  *   - no temp file is ever left behind.
+ * Then linkpass nop runs on what obj left: status 2 prints one line and
+ * leaves the file as it was; status 0 leaves an object that opens, and
+ * that a second nop run does not change.
  * A breach calls abort(), which libFuzzer reports like a crash.
  */
 #include <fcntl.h>
@@ -66,22 +69,32 @@ static uint8_t *get_file(size_t *size)
 	return buf;
 }
 
-/* Run linkpass obj on the file; returns its status, checks its stderr. */
-static int run_obj(char **err)
+/* Run linkpass obj (or nop) on the file; returns its status and stderr. */
+static int run_on_file(int (*cmd)(struct options *), const char *what,
+		       char **err, size_t *len)
 {
 	char *files[] = { path };
 	struct options o;
-	size_t len;
 	int ret;
 
-	memset(&o, 0, sizeof(o));
+	options_init(&o);
 	o.image = path;
 	o.files = files;
 	o.nfiles = 1;
-	scan_opts_init(&o.scan);
-	ret = fuzz_run("obj: error is not one 'file: place: cause' line",
-		       cmd_obj, &o, path, err, &len);
-	scan_opts_free(&o.scan);
+	ret = fuzz_run(what, cmd, &o, path, err, len);
+	options_free(&o);
+	return ret;
+}
+
+/* Run linkpass obj on the file; returns its status, checks its stderr. */
+static int run_obj(char **err)
+{
+	size_t len;
+	int ret;
+
+	ret = run_on_file(cmd_obj,
+			  "obj: error is not one 'file: place: cause' line",
+			  err, &len);
 	if (ret == EXIT_OK) {
 		if (len && !strstr(*err, ": " MCOUNT_SECTION ": already present"))
 			fuzz_fail("obj: success printed something", *err);
@@ -91,6 +104,46 @@ static int run_obj(char **err)
 	if (fuzz_stray_files("in.o"))
 		fuzz_fail("obj left a temp file behind", *err);
 	return ret;
+}
+
+/* linkpass nop on what obj left, twice (see the top). */
+static void check_nop(void)
+{
+	uint8_t *before, *after;
+	size_t n0, n1, len;
+	char *err = NULL;
+	struct image im;
+	int ret;
+
+	before = get_file(&n0);
+	ret = run_on_file(cmd_nop, "nop: error is not one 'file: place: cause' line",
+			  &err, &len);
+	if (fuzz_stray_files("in.o"))
+		fuzz_fail("nop left a temp file behind", err);
+	after = get_file(&n1);
+	if (ret == EXIT_ERROR) {
+		if (n1 != n0 || (n0 && memcmp(before, after, n0)))
+			fuzz_fail("nop failed but changed the file", err);
+	} else if (ret != EXIT_OK || len) {
+		fuzz_fail("nop: unexpected status or output", err);
+	} else {
+		if (image_open(&im, path, IMAGE_OBJECT) < 0)
+			fuzz_fail("nop wrote an object that does not open", NULL);
+		image_close(&im);
+		free(err);
+		err = NULL;
+		free(before);
+		before = after;
+		n0 = n1;
+		if (run_on_file(cmd_nop, "nop (again)", &err, &len) != EXIT_OK)
+			fuzz_fail("a second nop run on its own output failed", err);
+		after = get_file(&n1);
+		if (n1 != n0 || memcmp(before, after, n0))
+			fuzz_fail("a second nop run changed the object", err);
+	}
+	free(before);
+	free(after);
+	free(err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -128,6 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(once);
 	free(twice);
 	free(err);
+	check_nop();
 	unlink(path);
 	return 0;
 }

@@ -70,7 +70,7 @@ build() {
 build nopie "-pg -mfentry -O2 -fno-pie" -- gcc -no-pie -Wl,-q ||
 	echo "make-seeds.sh: no non-PIE seed" >&2
 # s.o stripped with strip -x before the link: its static helper() has no
-# symbol and is called, so scan refuses the image (linkpass/reach.c)
+# symbol and is called, so scan refuses the image (linkpass/stripped.c)
 strip -x -o "$work/nopie-s-x.o" "$out/obj-nopie-s.o" &&
 	gcc -no-pie -Wl,-q "$work/nopie-s-x.o" "$work/nopie-w.o" \
 		"$work/nopie-stub.o" -o "$out/nopie-stripped-objects" ||

@@ -22,7 +22,8 @@
 #define X86_OP_GRP5		0xff
 #define X86_MODRM_CALL_RIP	0x15
 /* `jmp rel32`, and `jcc rel32` (0f 80..0f 8f): the other direct
- * branches with a 32-bit displacement (tail calls). */
+ * branches with a 32-bit displacement (tail calls).
+ */
 #define X86_OP_JMP		0xe9
 #define X86_OP_TWOBYTE		0x0f
 #define X86_OP2_JCC_FIRST	0x80

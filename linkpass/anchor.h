@@ -12,8 +12,9 @@
 
 #include <string.h>
 
+#include "compiler.h"
 #include "image.h"
-#include "scan.h"
+#include "site.h"
 
 struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */
@@ -85,7 +86,8 @@ static inline bool anchor_better(const struct symbol *a,
 		return true;
 	if (a->value != b->value)
 		return a->value < b->value;
-	if ((a->type == STT_FUNC) != (b->type == STT_FUNC))
+	if (a->type != b->type &&
+	    (a->type == STT_FUNC || b->type == STT_FUNC))
 		return a->type == STT_FUNC;
 	if (a->bind != b->bind)
 		return a->bind == STB_GLOBAL;
@@ -105,11 +107,13 @@ struct anchor_cands {
 	uint32_t *best;			/* each section's best anchor */
 	uint64_t *best_value;		/* ... and its value */
 	/* the first defined symbol of each fallback name (as
-	 * image_find_symbol() finds it), and the first eligible symbol */
+	 * image_find_symbol() finds it), and the first eligible symbol
+	 */
 	uint32_t named[ANCHOR_NFALLBACK];
 	uint32_t first;
 	/* the chosen ones (or all, anchor_cands_hold()), decoded when
-	 * the image's symbols are not, their names copied */
+	 * the image's symbols are not, their names copied
+	 */
 	struct symbol *store;
 	uint32_t *store_idx;
 	size_t nstore, cap;
@@ -136,7 +140,7 @@ static inline void anchor_cand_sym(const struct image *im, uint32_t idx,
 }
 
 /* A defined symbol @s, number @idx, whose name may be a fallback name. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 		   uint32_t idx)
 {
@@ -148,7 +152,7 @@ anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 }
 
 /* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 anchor_cands_consider(struct anchor_cands *c, const struct image *im,
 		      const struct symbol *s, uint32_t idx)
 {

@@ -15,11 +15,13 @@
 #endif
 
 #include "arch.h"
+#include "compiler.h"
 #include "x86-insn.h"
 
 static const uint8_t endbr64[] = X86_ENDBR64_BYTES;
 static const uint8_t endbr32[] = X86_ENDBR32_BYTES;
 static const uint8_t nop5[] = X86_NOP5_BYTES;
+static const uint8_t nop6[] = X86_NOP6_BYTES;
 
 static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 				     uint64_t off, uint32_t type,
@@ -30,10 +32,16 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	switch (type) {
 	case R_X86_64_NONE:
 		/*
-		 * objtool --mcount rewrites "call __fentry__" into a 5-byte
-		 * NOP and keeps the relocation as R_X86_64_NONE, so images
-		 * built that way can be checked too.
+		 * objtool --mcount --mnop and linkpass nop rewrite "call
+		 * __fentry__" into the NOP of its length and keep the
+		 * relocation as R_X86_64_NONE, so images built that way
+		 * can be checked too.  The 6-byte NOP (over a PIE's 67 e8
+		 * call) ends in the 5-byte one, so it is tried first.
 		 */
+		if (off >= 2 && !memcmp(code + off - 2, nop6, sizeof(nop6))) {
+			*start = off - 2;
+			return CALL_NOPPED;
+		}
 		if (!memcmp(code + off - 1, nop5, sizeof(nop5))) {
 			*start = off - 1;
 			return CALL_NOPPED;
@@ -153,6 +161,7 @@ static const uint8_t *const i386_nops[] = {
 	(const uint8_t *)"\x8d\xb4\x26\x00\x00\x00\x00",
 	(const uint8_t *)"\x8d\xbc\x27\x00\x00\x00\x00",
 };
+
 static const unsigned int i386_nop_len[] = { 2, 3, 4, 6, 7, 7 };
 
 static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
@@ -160,7 +169,7 @@ static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
 	unsigned int n = x86_padding_len(p, avail);
 	size_t i;
 
-	for (i = 0; !n && i < sizeof(i386_nop_len) / sizeof(i386_nop_len[0]); i++)
+	for (i = 0; !n && i < ARRAY_SIZE(i386_nop_len); i++)
 		if (avail >= i386_nop_len[i] &&
 		    !memcmp(p, i386_nops[i], i386_nop_len[i]))
 			n = i386_nop_len[i];
@@ -181,6 +190,18 @@ static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	memcpy(&rel, p + n + 1, sizeof(rel));
 	*target = addr + n + 5 + (uint64_t)(int64_t)rel;
 	return n + 5;
+}
+
+/*
+ * The NOP over a site: Linux's x86_nops[5] (what ftrace_nop_replace()
+ * returns), and for a PIE's 6-byte addr32 call the runtime's one
+ * 6-byte NOP, so that a thread stops before or after it, never inside.
+ */
+static const uint8_t *x86_site_nop(unsigned int len)
+{
+	if (len == sizeof(nop5))
+		return nop5;
+	return len == sizeof(nop6) ? nop6 : NULL;
 }
 
 static enum ref_kind x86_64_reloc_ref(uint32_t type)
@@ -253,11 +274,12 @@ static inline bool x86_wanted_branch_at(const uint8_t *code, uint64_t size,
 static inline unsigned int x86_opcode_mask(const uint8_t *b)
 {
 	const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+	/* e8 and e9 are one compare once the low bit is set */
+	__m128i call_jmp = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(1)),
+					  _mm_set1_epi8((char)X86_OP_JMP));
+	__m128i twobyte = _mm_cmpeq_epi8(v, _mm_set1_epi8((char)X86_OP_TWOBYTE));
 
-	return (unsigned int)_mm_movemask_epi8(_mm_or_si128(
-		_mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(1)),
-			       _mm_set1_epi8((char)X86_OP_JMP)),
-		_mm_cmpeq_epi8(v, _mm_set1_epi8((char)X86_OP_TWOBYTE))));
+	return (unsigned int)_mm_movemask_epi8(_mm_or_si128(call_jmp, twobyte));
 }
 #endif
 
@@ -265,7 +287,7 @@ static inline unsigned int x86_opcode_mask(const uint8_t *b)
  * The next byte that could start "call rel32", "jmp rel32" or
  * "jcc rel32".  Position by position, not instruction by instruction:
  * a displacement that happens to hit a given address by chance has a
- * probability of 2^-32 per position (see reach.c).  With SSE2 (every
+ * probability of 2^-32 per position (see stripped.c).  With SSE2 (every
  * x86_64 host) bytes are compared with e8, e9 and 0f 16 at a time, and
  * four such masks make one 64-bit mask: in a kernel's code about one
  * block of 16 bytes in three holds one of them, so the loop over
@@ -326,6 +348,8 @@ const struct arch arch_x86_64 = {
 	.direct_call = x86_direct_call,
 	.reloc_ref = x86_64_reloc_ref,
 	.next_branch = x86_next_branch,
+	.site_nop = x86_site_nop,
+	.none_reloc = R_X86_64_NONE,
 };
 
 const struct arch arch_i386 = {

@@ -2,6 +2,8 @@
 /* The architecture table: one entry per arch-*.c file. */
 #include "arch.h"
 
+#include "compiler.h"
+
 static const struct arch *const arches[] = {
 	&arch_x86_64, &arch_i386, &arch_aarch64, &arch_riscv64,
 };
@@ -10,7 +12,7 @@ const struct arch *arch_find(uint16_t machine, uint8_t elfclass)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(arches); i++)
 		if (arches[i]->machine == machine &&
 		    arches[i]->elfclass == elfclass)
 			return arches[i];

@@ -18,13 +18,16 @@ enum call_form {
 	CALL_REL32,	/* e8 rel32: 5 bytes */
 	CALL_ADDR32,	/* 67 e8 rel32: GOT call relaxed by the linker, 6 bytes */
 	CALL_GOT,	/* ff 15 disp32: call through the GOT, 6 bytes */
-	CALL_NOPPED,	/* a call a per-object tool already made a 5-byte
-			 * NOP, leaving an R_*_NONE relocation (objtool) */
+	CALL_NOPPED,	/* a call already made the NOP of its length,
+			 * with an R_*_NONE relocation (objtool --mnop,
+			 * linkpass nop)
+			 */
 	CALL_BL,	/* aarch64 bl imm26: 4 bytes */
 	CALL_AUIPC_JALR, /* riscv auipc ra + jalr ra: 8 bytes */
 	CALL_JAL,	/* riscv jal ra: the pair relaxed by the linker, 4 bytes */
 	CALL_BAD,	/* a call relocation on bytes that are not the call
-			 * it implies: corrupt input, an error */
+			 * it implies: corrupt input, an error
+			 */
 };
 
 /* What a code or data relocation says about the address it refers to. */
@@ -32,7 +35,8 @@ enum ref_kind {
 	REF_NONE,	/* not an address (GOT slot, TLS, size, ...) */
 	REF_ABS,	/* the field holds S + A: the address itself */
 	REF_PCREL,	/* a 4-byte field of S + A - P at the end of an
-			 * instruction: the address is S + A + 4 */
+			 * instruction: the address is S + A + 4
+			 */
 };
 
 /*
@@ -110,14 +114,14 @@ struct arch {
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
 	/*
-	 * For reach.c (is a function entry without a symbol reached?),
+	 * For stripped.c (is a function entry without a symbol reached?),
 	 * both optional: NULL leaves that evidence out.  reloc_ref: how
 	 * relocation @type refers to an address.  next_branch: the first
 	 * offset at or after @from where @code (loaded at @addr, @size
 	 * bytes) may hold a direct call or jump with a 32-bit
 	 * displacement to a destination @f wants, that destination in
 	 * *@target; @size when none.  Bytes are not decoded, so any
-	 * position matches (see reach.c); the filter is applied in the
+	 * position matches (see stripped.c); the filter is applied in the
 	 * scan's own loop because most positions lead elsewhere.
 	 */
 	enum ref_kind (*reloc_ref)(uint32_t type);
@@ -135,6 +139,15 @@ struct arch {
 	bool (*prologue_ok)(const uint8_t *code, uint64_t from, uint64_t to);
 	/* The call instruction(s) a CALL_BAD relocation should be on. */
 	const char *call_insn;
+	/*
+	 * linkpass nop: the one NOP instruction that replaces a call of
+	 * @len bytes to the mcount symbol, or NULL for no call of that
+	 * length.  A NULL hook: this architecture's sites are not NOP'd
+	 * at link time.
+	 */
+	const uint8_t *(*site_nop)(unsigned int len);
+	/* The relocation type that relocates nothing (R_*_NONE). */
+	uint32_t none_reloc;
 };
 
 /* The architectures of the table, for messages. */

@@ -5,38 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcount.h"
 #include "patchable.h"
 #include "util.h"
-
-/* Addresses of the defined mcount symbols; -1 when none is defined. */
-static int mcount_targets(struct image *im, const struct scan_opts *o,
-			  uint64_t *t, size_t max, size_t *n)
-{
-	size_t i;
-
-	*n = 0;
-	for (i = 0; o->mcount_syms[i] && *n < max; i++) {
-		const struct symbol *s = image_find_symbol(im, o->mcount_syms[i]);
-
-		if (s && s->shndx != SHN_UNDEF)
-			t[(*n)++] = s->value;
-	}
-	if (*n)
-		return 0;
-	return lp_error(im->path, ".symtab",
-			"byte-level audit: no mcount symbol (%s...) is defined in the image",
-			o->mcount_syms[0]);
-}
-
-static bool is_target(const uint64_t *t, size_t n, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (t[i] == addr)
-			return true;
-	return false;
-}
 
 static int cmp_site_addr(const void *a, const void *b)
 {
@@ -68,7 +39,7 @@ static bool entry_call(struct image *im, const struct func *fn,
 	pre = im->arch->entry_prefix(b + off, avail);
 	len = im->arch->direct_call(b + off + pre, avail - pre,
 				    fn->start + pre, &target);
-	if (!len || !is_target(t, nt, target))
+	if (!len || !mcount_is_target(t, nt, target))
 		return false;
 	memset(s, 0, sizeof(*s));
 	s->addr = fn->start + pre;
@@ -125,7 +96,9 @@ int audit_sites(struct image *im, const struct scan_opts *o,
 		return lp_error(im->path, "ELF header",
 				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function (kernels there use --patchable-entries=N,M)",
 				im->arch->name);
-	if (!o->patchable && mcount_targets(im, o, targets, 8, &nt) < 0)
+	if (!o->patchable &&
+	    mcount_targets(im, o->mcount_syms, "byte-level audit", targets, 8,
+			   &nt) < 0)
 		return -1;
 	funcs_build(im, &r->funcs);
 	traced = xcalloc(im->nsecs, 1);

@@ -10,7 +10,7 @@
 #ifndef LINKPASS_AUDIT_H
 #define LINKPASS_AUDIT_H
 
-#include "scan.h"
+#include "site.h"
 
 /*
  * Fill @r as scan_image() would (kept sites sorted by address, the

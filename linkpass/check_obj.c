@@ -12,193 +12,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "check_obj.h"
+#include "describe.h"
+#include "find.h"
+#include "mcount-table.h"
+#include "table_read.h"
 #include "relocs.h"
 #include "util.h"
 
-/* One table entry or site, as a place in the object. */
-struct place {
-	uint32_t shndx;
-	uint64_t off;
+/* Names a place of an object in check's findings. */
+struct object_namer {
+	struct image *im;
+	const struct funcs *f;
 };
 
-static int cmp_place(const void *a, const void *b)
+static void describe_object(void *ctx, enum finding kind,
+			    const struct place *p, char *buf, size_t len)
 {
-	const struct place *x = a, *y = b;
+	const struct object_namer *on = ctx;
+	size_t at;
 
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-static const char *name_place(struct image *im, const struct funcs *f,
-			      const struct place *p, char *buf, size_t len)
-{
-	const struct func *fn = funcs_lookup(f, p->shndx, p->off, NULL);
-	const char *sec = p->shndx < im->nsecs ? im->secs[p->shndx].name : "<none>";
-
-	if (fn)
-		snprintf(buf, len, "%s+0x%llx (%s+0x%llx)", sec,
-			 (unsigned long long)p->off, fn->sym->name,
-			 (unsigned long long)(p->off - fn->start));
-	else
-		snprintf(buf, len, "%s+0x%llx (<none>)", sec,
-			 (unsigned long long)p->off);
-	one_line(buf);
-	return buf;
-}
-
-/* The relocation section that applies to section @target, or NULL. */
-static struct section *relocs_for(struct image *im, size_t target)
-{
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		const struct section *s = &im->secs[i];
-
-		if ((s->sh.sh_type == SHT_RELA || s->sh.sh_type == SHT_REL) &&
-		    s->sh.sh_info == target)
-			return &im->secs[i];
+	describe_place(on->im, on->f, p, buf, len);
+	at = strlen(buf);
+	if ((kind == FOUND_CALL || kind == FOUND_NOP) && at + 8 < len) {
+		snprintf(buf + at, len - at, ": bytes ");
+		describe_section_bytes(on->im, &on->im->secs[p->shndx], p->off,
+				       buf + at + 8, len - at - 8);
 	}
-	return NULL;
-}
-
-/* The implicit addend of a Rel entry: the entry's own bytes. */
-static int64_t rel_addend(const uint8_t *bytes, uint64_t off, unsigned int w)
-{
-	if (w == 8) {
-		int64_t v;
-
-		memcpy(&v, bytes + off, 8);
-		return v;
-	} else {
-		int32_t v;
-
-		memcpy(&v, bytes + off, 4);
-		return v;
-	}
-}
-
-/*
- * Read the table of @sec (@n entries, in table order) into *@tp, which
- * it allocates only once the section's bytes are known to be there: a
- * corrupt size must not size an allocation.  *@tp stays NULL for an
- * empty table and on error before the allocation.
- */
-static int read_obj_table(struct image *im, struct section *sec,
-			  size_t n, struct place **tp)
-{
-	struct place *t;
-	unsigned int w = im->arch->addr_size;
-	struct section *rsec = relocs_for(im, sec->idx);
-	const uint8_t *bytes;
-	struct relocs rel;
-	enum reloc_layout l;
-	bool *seen;
-	size_t j;
-	int ret = -1;
-
-	if (!n)
-		return 0;	/* an empty table: nothing to read */
-	if (sec->sh.sh_type == SHT_NOBITS)
-		return lp_error(im->path, sec->name,
-				"%zu entries but the section has no bytes (SHT_NOBITS)", n);
-	bytes = image_section_bytes(im, sec);
-	if (!bytes)
-		return -1;
-	t = *tp = xcalloc(n, sizeof(*t));
-	if (!rsec)
-		return n ? lp_error(im->path, sec->name,
-				    "%zu entries but no relocation section: entries of an object must be relocated",
-				    n) : 0;
-	if (image_relocs(im, rsec, &rel) < 0)
-		return -1;
-	l = reloc_layout_of(im, rsec);
-	seen = xcalloc(n ? n : 1, sizeof(*seen));
-	for (j = 0; j < rel.count; j++) {
-		struct reloc r;
-		const struct symbol *s;
-		size_t k;
-
-		reloc_get(l, rel.base, j, &r);
-		k = r.offset / w;
-		if (r.offset % w || k >= n || seen[k] || r.type != im->arch->abs_reloc) {
-			lp_error(im->path, rsec->name,
-				 "entry %zu (offset 0x%llx, type %u): not one %u-byte absolute relocation per table entry",
-				 j, (unsigned long long)r.offset, r.type, w);
-			goto out_free_seen;
-		}
-		if (r.sym >= im->nsyms || im->syms[r.sym].shndx == SHN_UNDEF ||
-		    im->syms[r.sym].shndx >= im->nsecs) {
-			lp_error(im->path, rsec->name,
-				 "entry %zu: symbol %llu is not defined in a section of the object",
-				 j, (unsigned long long)r.sym);
-			goto out_free_seen;
-		}
-		s = &im->syms[r.sym];
-		seen[k] = true;
-		t[k].shndx = s->shndx;
-		t[k].off = s->value + (uint64_t)(reloc_has_addend(l) ?
-						 r.addend : rel_addend(bytes, r.offset, w));
-	}
-	for (j = 0; j < n; j++)
-		if (!seen[j]) {
-			lp_error(im->path, sec->name,
-				 "entry %zu (offset 0x%llx) has no relocation: it would hold a meaningless address",
-				 j, (unsigned long long)j * w);
-			goto out_free_seen;
-		}
-	ret = 0;
-out_free_seen:
-	free(seen);
-	return ret;
-}
-
-/* Merge the sorted table @t with the sorted sites @s and list differences. */
-static void compare_places(const struct options *o, struct image *im,
-			   const struct funcs *f, const struct place *t,
-			   size_t nt, const struct place *s, size_t ns,
-			   struct findings *fd)
-{
-	size_t i = 0, j = 0;
-	char buf[512];
-
-	while (i < nt || j < ns) {
-		int c = i >= nt ? 1 : j >= ns ? -1 : cmp_place(&t[i], &s[j]);
-
-		if (i > 0 && i < nt && !cmp_place(&t[i], &t[i - 1])) {
-			if (check_listing(o, ++fd->dups))
-				printf("duplicate %s\n", name_place(im, f, &t[i], buf, sizeof(buf)));
-			i++;
-		} else if (c < 0) {
-			if (check_listing(o, ++fd->stale))
-				printf("stale %s\n", name_place(im, f, &t[i], buf, sizeof(buf)));
-			i++;
-		} else if (c > 0) {
-			if (check_listing(o, ++fd->missing))
-				printf("missing %s\n", name_place(im, f, &s[j], buf, sizeof(buf)));
-			j++;
-		} else {
-			i++;
-			j++;
-		}
-	}
-	check_more(o, "duplicate", fd->dups);
-	check_more(o, "stale", fd->stale);
-	check_more(o, "missing", fd->missing);
 }
 
 int check_object(struct options *o, struct image *im, struct findings *fd)
 {
 	struct section *sec = image_find_section(im, MCOUNT_SECTION);
 	struct place *t = NULL, *sorted = NULL, *s = NULL;
-	unsigned int w = im->arch->addr_size;
 	struct scan_result r;
+	struct object_namer on = { im, &r.funcs };
+	const struct place_namer nm = { describe_object, &on };
 	size_t n = 0, i;
 	int ret = EXIT_ERROR;
 
-	o->scan.reasons = true;	/* findings name functions */
-	if (scan_image(im, &o->scan, &r) < 0)
+	/* findings name functions */
+	if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
 		return EXIT_ERROR;
 	if (!sec && !r.nkept) {
 		/* nothing to trace: "linkpass obj" adds no table either */
@@ -207,13 +61,7 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 		ret = EXIT_OK;
 		goto out_free_scan;
 	}
-	if (sec && sec->sh.sh_size % w) {
-		lp_error(im->path, sec->name, "size 0x%llx is not a multiple of the entry size %u",
-			 (unsigned long long)sec->sh.sh_size, w);
-		goto out_free_scan;
-	}
-	n = sec ? sec->sh.sh_size / w : 0;
-	if (sec && read_obj_table(im, sec, n, &t) < 0)
+	if (sec && table_read_object(im, sec, &t, &n) < 0)
 		goto out_free;
 	if (!t)
 		t = xcalloc(1, sizeof(*t));	/* no entries */
@@ -233,10 +81,11 @@ int check_object(struct options *o, struct image *im, struct findings *fd)
 	for (i = 0; i < r.nkept; i++) {
 		s[i].shndx = r.kept[i].shndx;
 		s[i].off = r.kept[i].addr;
+		s[i].form = r.kept[i].form;
 	}
 	qsort(s, r.nkept, sizeof(*s), cmp_place);
-	compare_places(o, im, &r.funcs, sorted, n, s, r.nkept, fd);
-	ret = check_verdict(o, sec != NULL, n, r.nkept,
+	check_merge(o, sorted, n, s, r.nkept, &nm, fd);
+	ret = check_verdict(o, sec, n, r.nkept,
 			    "section " MCOUNT_SECTION, fd);
 out_free:
 	free(s);

@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "audit.h"
-#include "check.h"
+#include "check_obj.h"
 #include "describe.h"
+#include "find.h"
+#include "findings.h"
 #include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
@@ -23,19 +25,6 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Print one finding unless the category already printed its limit. */
-bool check_listing(const struct options *o, size_t count)
-{
-	return o->max_list <= 0 || count <= (size_t)o->max_list;
-}
-
-void check_more(const struct options *o, const char *what, size_t count)
-{
-	if (o->max_list > 0 && count > (size_t)o->max_list)
-		printf("%s: ... and %zu more (--max-list=0 lists all)\n", what,
-		       count - (size_t)o->max_list);
 }
 
 static void order_faults(const struct options *o, const struct table *t,
@@ -84,62 +73,74 @@ static bool agree(const struct scan_result *r, const uint64_t *sorted,
 	return true;
 }
 
+/* Names an address of a linked image in check's findings. */
+struct linked_namer {
+	struct image *im;
+	const struct scan_result *r;
+};
+
+static void describe_linked(void *ctx, enum finding f, const struct place *p,
+			    char *buf, size_t len)
+{
+	const struct linked_namer *ln = ctx;
+	const struct site *d;
+	char where[512], bytes[64];
+
+	describe_addr(ln->im, &ln->r->funcs, p->off, where, sizeof(where));
+	if (f == FOUND_MISSING || f == FOUND_DUPLICATE) {
+		snprintf(buf, len, "0x%016llx %s", (unsigned long long)p->off,
+			 where);
+		return;
+	}
+	d = f == FOUND_STALE ? scan_find_dropped(ln->r, p->off) : NULL;
+	snprintf(buf, len, "0x%016llx %s: bytes %s%s%s",
+		 (unsigned long long)p->off, where,
+		 describe_bytes(ln->im, p->off, bytes, sizeof(bytes)),
+		 d ? "; call " : "", d ? verdict_name[d->verdict] : "");
+}
+
+/* The table is exactly the sites: does each hold what --sites wants? */
+static void check_states(const struct options *o, struct image *im,
+			 struct scan_result *r, struct findings *fd)
+{
+	struct linked_namer ln = { im, r };
+	const struct place_namer nm = { describe_linked, &ln };
+	bool want_nop = o->sites == SITES_NOP, nop;
+	struct place p = { 0 };
+	size_t i;
+
+	for (i = 0; i < r->nkept; i++) {
+		p.off = r->kept[i].addr;
+		p.form = r->kept[i].form;
+		nop = p.form == CALL_NOPPED;
+		/* the first finding: its lines name functions */
+		if (!r->funcs.v && nop != want_nop && image_symbols(im) == 0)
+			funcs_build(im, &r->funcs);
+		check_site_state(o, &p, &nm, fd);
+	}
+	check_more(o, o->sites == SITES_NOP ? "call" : "nop", fd->wrong);
+}
+
+/* The merge of check_merge(), on addresses: shndx 0 on both sides. */
 static void compare(const struct options *o, struct image *im,
 		    const struct scan_result *r, const uint64_t *sorted,
 		    size_t n, struct findings *fd)
 {
-	size_t i = 0, j = 0;
-	char where[512], bytes[64];
+	struct linked_namer ln = { im, r };
+	const struct place_namer nm = { describe_linked, &ln };
+	struct place *t = xcalloc(n ? n : 1, sizeof(*t));
+	struct place *s = xcalloc(r->nkept ? r->nkept : 1, sizeof(*s));
+	size_t i;
 
-	/* duplicates */
-	for (i = 1; i < n; i++) {
-		if (sorted[i] != sorted[i - 1])
-			continue;
-		if (check_listing(o, ++fd->dups))
-			printf("duplicate 0x%016llx %s\n",
-			       (unsigned long long)sorted[i],
-			       describe_addr(im, &r->funcs, sorted[i], where,
-					     sizeof(where)));
+	for (i = 0; i < n; i++)
+		t[i].off = sorted[i];
+	for (i = 0; i < r->nkept; i++) {
+		s[i].off = r->kept[i].addr;
+		s[i].form = r->kept[i].form;
 	}
-	check_more(o, "duplicate", fd->dups);
-
-	/* merge the sorted table with the sorted sites */
-	i = 0;
-	while (i < n || j < r->nkept) {
-		uint64_t tv = i < n ? sorted[i] : UINT64_MAX;
-		uint64_t sv = j < r->nkept ? r->kept[j].addr : UINT64_MAX;
-
-		if (i > 0 && i < n && sorted[i] == sorted[i - 1]) {
-			i++;
-			continue;
-		}
-		if (i < n && (j >= r->nkept || tv < sv)) {
-			const struct site *d = scan_find_dropped(r, tv);
-
-			if (check_listing(o, ++fd->stale))
-				printf("stale 0x%016llx %s: bytes %s%s%s\n",
-				       (unsigned long long)tv,
-				       describe_addr(im, &r->funcs, tv, where,
-						     sizeof(where)),
-				       describe_bytes(im, tv, bytes,
-						      sizeof(bytes)),
-				       d ? "; call " : "",
-				       d ? verdict_name[d->verdict] : "");
-			i++;
-		} else if (j < r->nkept && (i >= n || sv < tv)) {
-			if (check_listing(o, ++fd->missing))
-				printf("missing 0x%016llx %s\n",
-				       (unsigned long long)sv,
-				       describe_addr(im, &r->funcs, sv, where,
-						     sizeof(where)));
-			j++;
-		} else {
-			i++;
-			j++;
-		}
-	}
-	check_more(o, "stale", fd->stale);
-	check_more(o, "missing", fd->missing);
+	check_merge(o, t, n, s, r->nkept, &nm, fd);
+	free(s);
+	free(t);
 }
 
 /*
@@ -158,34 +159,12 @@ static size_t drop_zeroed(uint64_t *v, size_t n, struct findings *fd)
 	return k;
 }
 
-int check_verdict(const struct options *o, bool found, size_t n,
-		  size_t nsites, const char *how, const struct findings *fd)
-{
-	bool ok = found && !fd->missing && !fd->stale && !fd->dups &&
-		  (!fd->unordered || o->allow_unsorted) &&
-		  (!fd->zeroed || o->allow_zeroed);
-	char zeroed[64] = "";
-
-	if (fd->zeroed)
-		snprintf(zeroed, sizeof(zeroed), "; %zu zeroed", fd->zeroed);
-	if (ok)
-		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s%s\n",
-		       o->image, n - fd->zeroed, how, nsites,
-		       fd->unordered ? " (unsorted)" : "",
-		       fd->zeroed ? " (zeroed entries allowed)" : "");
-	else
-		printf("check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order%s\n",
-		       o->image, found ? how : "absent", n, nsites,
-		       fd->missing, fd->stale, fd->dups, fd->unordered, zeroed);
-	return ok ? EXIT_OK : EXIT_DIFF;
-}
-
 /* The sites to compare with: from relocations, or from function entries. */
-static int find_sites(struct options *o, struct image *im,
-		      struct scan_result *r)
+static int sites_to_check(const struct options *o, struct image *im,
+			  const struct scan_want *want, struct scan_result *r)
 {
 	if (!o->byte_audit)
-		return scan_image(im, &o->scan, r);
+		return find_sites(im, &o->scan, want, r);
 	if (o->scan.patchable)
 		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n",
 		       o->image, o->scan.pad_n, o->scan.pad_m,
@@ -200,11 +179,13 @@ static int find_sites(struct options *o, struct image *im,
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
+	struct scan_want want = { .stripped_later = true };
 	struct table_bounds bounds;
 	struct scan_result r;
 	struct table t;
 	uint64_t *sorted = NULL;
 	int ret = EXIT_ERROR;
+	bool same;
 	size_t n;
 
 	/*
@@ -212,17 +193,13 @@ static int check_linked(struct options *o, struct image *im,
 	 * scan's pass over the symbols also finds the table's bounds.
 	 */
 	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
-	o->scan.reasons = false;
-	o->scan.bounds = &bounds;
 	/*
 	 * The stripped-objects check searches on two threads: its own and
 	 * this one, in scan_finish().  Its verdict comes before reading the
 	 * table, so that a refused image gets that one error line.
 	 */
-	o->scan.reach_later = true;
-	ret = find_sites(o, im, &r);
-	o->scan.bounds = NULL;
-	o->scan.reach_later = false;
+	want.bounds = &bounds;
+	ret = sites_to_check(o, im, &want, &r);
 	if (ret < 0)
 		return EXIT_ERROR;
 	ret = EXIT_ERROR;
@@ -241,15 +218,18 @@ static int check_linked(struct options *o, struct image *im,
 	if (fd->zeroed)
 		printf("zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n",
 		       fd->zeroed, o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
-	if (!o->byte_audit && !agree(&r, sorted, n)) {
+	same = agree(&r, sorted, n);
+	if (!o->byte_audit && !same) {
 		/* findings to explain: scan again with the drop reasons */
 		scan_result_free(&r);
-		o->scan.reasons = true;
-		if (scan_image(im, &o->scan, &r) < 0)
+		if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
 			goto out_free_sorted;
 	}
 	order_faults(o, &t, fd);
-	compare(o, im, &r, sorted, n, fd);
+	if (!same)
+		compare(o, im, &r, sorted, n, fd);
+	else if (o->sites != SITES_ANY)
+		check_states(o, im, &r, fd);
 	ret = check_verdict(o, t.found, t.n, r.nkept, t.how, fd);
 out_free_sorted:
 	free(sorted);

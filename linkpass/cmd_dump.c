@@ -4,7 +4,6 @@
 
 #include "commands.h"
 #include "describe.h"
-#include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
 
@@ -19,21 +18,13 @@ int cmd_dump(struct options *o)
 
 	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
-	if (table_read(&im, o->start_sym, o->stop_sym, &t) < 0)
+	if (table_read_found(&im, o->start_sym, o->stop_sym, &t) < 0)
 		goto out_close;
-	if (!t.found) {
-		lp_error(o->image, "ftrace table",
-			 "not found: no " MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP
-			 " or " MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
-			 " symbols and no " MCOUNT_SECTION " section");
-		goto out_free_table;
-	}
 	funcs_build(&im, &f);
 	for (i = 0; i < t.n; i++)
 		describe_print_entry(&im, &f, t.v[i], &cur);
 	ret = EXIT_OK;
 	funcs_free(&f);
-out_free_table:
 	table_free(&t);
 out_close:
 	image_close(&im);

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "elfwrite.h"
+#include "find.h"
 #include "mcount-table.h"
 #include "util.h"
 
@@ -99,7 +100,8 @@ static int write_table(struct image *im, const struct scan_result *r,
 	GElf_Shdr table = {
 		.sh_type = SHT_PROGBITS,
 		/* a PIC object's entries become dynamic relocations: keep
-		 * them out of read-only data */
+		 * them out of read-only data
+		 */
 		.sh_flags = SHF_ALLOC | (pic_code(r) ? SHF_WRITE : 0),
 		.sh_entsize = arch->addr_size,
 	};
@@ -159,7 +161,7 @@ static int check_alignments(const struct image *im)
 	return 0;
 }
 
-static int process(struct options *o, const char *path)
+static int process(const struct options *o, const char *path)
 {
 	struct obj_entry *ent = NULL;
 	struct scan_result r;
@@ -174,7 +176,7 @@ static int process(struct options *o, const char *path)
 		 * Not an error, so stdout: stderr is for errors only.
 		 */
 		printf("linkpass: %s: %s: already present; object left unchanged\n",
-			path, MCOUNT_SECTION);
+		       path, MCOUNT_SECTION);
 		ret = 0;
 		goto out_close;
 	}
@@ -184,7 +186,7 @@ static int process(struct options *o, const char *path)
 		lp_error(path, ".symtab", "the object has no symbol table");
 		goto out_close;
 	}
-	if (scan_image(&im, &o->scan, &r) < 0)
+	if (find_sites(&im, &o->scan, &scan_explained, &r) < 0)
 		goto out_close;
 	ent = xcalloc(r.nkept ? r.nkept : 1, sizeof(*ent));
 	if (plan_entries(&im, &r, ent) < 0)
@@ -207,11 +209,5 @@ out_close:
 
 int cmd_obj(struct options *o)
 {
-	int i, failed = 0;
-
-	/* every object is tried; all failures are reported */
-	for (i = 0; i < o->nfiles; i++)
-		if (process(o, o->files[i]) < 0)
-			failed++;
-	return failed ? EXIT_ERROR : EXIT_OK;
+	return options_each_file(o, process);
 }

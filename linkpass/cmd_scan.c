@@ -5,6 +5,7 @@
 
 #include "anchor.h"
 #include "commands.h"
+#include "find.h"
 #include "table_write.h"
 #include "util.h"
 
@@ -43,7 +44,7 @@ static void print_stats(const struct options *o, const struct scan_result *r,
 	printf("  %-40s %.3f ms\n", "time: relocation scan", ms(s->ns_relocs));
 	printf("  %-40s %.3f ms\n", "time: filter and sort", ms(s->ns_filter));
 	printf("  %-40s %.3f ms%s\n", "time: stripped-objects check",
-	       ms(s->ns_reach), s->reach_threaded ?
+	       ms(s->ns_stripped), s->stripped_threaded ?
 	       " (on its own thread, while the table is written)" : "");
 	printf("  %-40s %.3f ms\n", "time: write table", ms(ns_write));
 	printf("  %-40s %.3f ms\n", "time: total", ms(ns_total));
@@ -54,14 +55,12 @@ static void print_stats(const struct options *o, const struct scan_result *r,
  * after the table is written: the timed run is the one without
  * --stats, so --stats does not change what it measures.
  */
-static void count_reasons(struct image *im, struct options *o,
+static void count_reasons(struct image *im, const struct options *o,
 			  struct scan_result *r)
 {
 	struct scan_result full;
 
-	o->scan.reasons = true;
-	o->scan.anchors = false;
-	if (scan_image(im, &o->scan, &full) < 0)
+	if (find_sites(im, &o->scan, &scan_explained, &full) < 0)
 		return;		/* not reached: the same scan succeeded */
 	memcpy(r->stats.verdicts, full.stats.verdicts,
 	       sizeof(r->stats.verdicts));
@@ -69,7 +68,7 @@ static void count_reasons(struct image *im, struct options *o,
 }
 
 /* The table's gate: the scan's stripped-objects check must pass. */
-static int reach_passed(void *arg)
+static int stripped_passed(void *arg)
 {
 	return scan_finish(arg);
 }
@@ -78,7 +77,9 @@ int cmd_scan(struct options *o)
 {
 	uint64_t t_start = now_ns(), ns_open, ns_write, t0, t_end;
 	struct scan_result r;
-	struct out_gate gate = { reach_passed, &r };
+	struct out_gate gate = { stripped_passed, &r };
+	/* the kept sites and the anchors; the drop reasons only for --stats */
+	const struct scan_want want = { .anchors = true, .stripped_later = true };
 	struct anchors a;
 	struct image im;
 	int ret = EXIT_ERROR;
@@ -90,13 +91,9 @@ int cmd_scan(struct options *o)
 	if (image_read_dynamic(&im) < 0)
 		goto out_close;
 	ns_open = now_ns() - t_start;
-	o->scan.reasons = false;
-	o->scan.anchors = true;
 	/* the check goes on while the table is written; the gate waits */
-	o->scan.reach_later = true;
-	if (scan_image(&im, &o->scan, &r) < 0)
+	if (find_sites(&im, &o->scan, &want, &r) < 0)
 		goto out_close;
-	o->scan.reach_later = false;
 	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;
 	t0 = now_ns();

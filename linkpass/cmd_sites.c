@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "describe.h"
+#include "find.h"
 #include "util.h"
 
 int cmd_sites(struct options *o)
@@ -16,7 +17,7 @@ int cmd_sites(struct options *o)
 
 	if (image_open(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
-	if (scan_image(&im, &o->scan, &r) < 0)
+	if (find_sites(&im, &o->scan, &scan_explained, &r) < 0)
 		goto out_close;
 	for (i = 0; i < r.nkept; i++)
 		describe_print_entry(&im, &r.funcs, r.kept[i].addr, &cur);

@@ -30,20 +30,46 @@ const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 			   size_t len)
 {
 	struct section *sec = image_section_at(im, addr);
+
+	return describe_section_bytes(im, sec, sec ? addr - sec->sh.sh_addr : 0,
+				      buf, len);
+}
+
+const char *describe_section_bytes(struct image *im, struct section *sec,
+				   uint64_t off, char *buf, size_t len)
+{
 	const uint8_t *b;
-	uint64_t off, i;
+	uint64_t i;
 	size_t at = 0;
 
 	/* a description never fails or reports: unreadable is "<no bytes>" */
-	if (!sec || !(b = image_section_bytes_quiet(im, sec))) {
+	b = sec ? image_section_bytes_quiet(im, sec) : NULL;
+	if (!b) {
 		snprintf(buf, len, "<no bytes>");
 		return buf;
 	}
-	off = addr - sec->sh.sh_addr;
 	buf[0] = 0;
 	for (i = 0; i < 6 && off + i < sec->sh.sh_size && at + 4 < len; i++)
 		at += (size_t)snprintf(buf + at, len - at, "%s%02x",
 				       i ? " " : "", b[off + i]);
+	return buf;
+}
+
+const char *describe_place(struct image *im, const struct funcs *f,
+			   const struct place *p, char *buf, size_t len)
+{
+	const struct func *fn = funcs_lookup(f, p->shndx, p->off, NULL);
+	const char *sec = p->shndx < im->nsecs ? im->secs[p->shndx].name :
+			  "<none>";
+
+	if (fn)
+		snprintf(buf, len, "%s+0x%llx (%s+0x%llx)", sec,
+			 (unsigned long long)p->off, fn->sym->name,
+			 (unsigned long long)(p->off - fn->start));
+	else
+		snprintf(buf, len, "%s+0x%llx (<none>)", sec,
+			 (unsigned long long)p->off);
+	one_line(buf);
 	return buf;
 }
 

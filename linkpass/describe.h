@@ -5,6 +5,7 @@
 
 #include "funcs.h"
 #include "image.h"
+#include "site.h"
 
 /* "func+0x4 .text", "<none> .text" or "<none> <none>". */
 const char *describe_addr(struct image *im, const struct funcs *f,
@@ -12,6 +13,15 @@ const char *describe_addr(struct image *im, const struct funcs *f,
 /* Up to 6 bytes at @addr as hex, or "<no bytes>". */
 const char *describe_bytes(struct image *im, uint64_t addr, char *buf,
 			   size_t len);
+/* The same at offset @off of section @sec. */
+const char *describe_section_bytes(struct image *im, struct section *sec,
+				   uint64_t off, char *buf, size_t len);
+/*
+ * A place of a relocatable object: ".text+0x4 (func+0x4)", or
+ * ".text+0x4 (<none>)" where no function covers it.
+ */
+const char *describe_place(struct image *im, const struct funcs *f,
+			   const struct place *p, char *buf, size_t len);
 
 /*
  * Where the previous entry was: lines of a sorted table then cost a
@@ -21,6 +31,7 @@ struct describe_cursor {
 	struct section *sec;
 	long hint;
 };
+
 #define DESCRIBE_CURSOR_INIT { NULL, -1 }
 
 /*

@@ -78,29 +78,61 @@ static int copy_file(int from, int to, const char *path)
 	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
 }
 
-int elfw_rewrite(struct elfw *w, struct image *im)
+/* A copy of @im's file next to it, with its mode, to replace it. */
+static int copy_of(struct elfw *w, struct image *im)
 {
 	struct stat st;
 
 	memset(w, 0, sizeof(*w));
 	w->path = im->path;
 	w->arch = im->arch;
+	w->size = im->file_size;
 	if (fstat(im->fd, &st) < 0)
 		return lp_error(im->path, "stat", "%s", strerror(errno));
 	if (out_open(&w->of, im->path) < 0)
 		return -1;
 	fchmod(w->of.fd, st.st_mode & 07777);
-	if (copy_file(im->fd, w->of.fd, im->path) < 0)
-		goto out_abort;
+	if (copy_file(im->fd, w->of.fd, im->path) < 0) {
+		out_abort(&w->of);
+		return -1;
+	}
+	return 0;
+}
+
+int elfw_rewrite(struct elfw *w, struct image *im)
+{
+	if (copy_of(w, im) < 0)
+		return -1;
 	w->elf = elf_begin(w->of.fd, ELF_C_RDWR, NULL);
 	if (!w->elf) {
 		lp_elf_error(im->path, "copy", "cannot reopen it");
-		goto out_abort;
+		out_abort(&w->of);
+		return -1;
 	}
 	return 0;
-out_abort:
-	out_abort(&w->of);
-	return -1;
+}
+
+int elfw_patch(struct elfw *w, struct image *im)
+{
+	if (copy_of(w, im) < 0)
+		return -1;
+	w->patching = true;
+	return 0;
+}
+
+int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n)
+{
+	ssize_t wr;
+
+	if (!w->patching || off > w->size || n > w->size - off)
+		return lp_error(w->path, "write",
+				"%zu bytes at file offset 0x%llx are not in the file",
+				n, (unsigned long long)off);
+	wr = pwrite(w->of.fd, bytes, n, (off_t)off);
+	if (wr != (ssize_t)n)
+		return lp_error(w->path, "write", "%s",
+				wr < 0 ? strerror(errno) : "short write");
+	return 0;
 }
 
 /*
@@ -116,9 +148,10 @@ static long rewrite_add_name(struct elfw *w, const char *name)
 	char *buf;
 	long at;
 
-	if (elf_getshdrstrndx(w->elf, &shstrndx) < 0 ||
-	    !(scn = elf_getscn(w->elf, shstrndx)) ||
-	    !(d = elf_getdata(scn, NULL)))
+	scn = elf_getshdrstrndx(w->elf, &shstrndx) < 0 ? NULL :
+	      elf_getscn(w->elf, shstrndx);
+	d = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!d)
 		return lp_elf_error(w->path, "section name table", "cannot read");
 	buf = xmalloc(d->d_size + len);
 	memcpy(buf, d->d_buf, d->d_size);
@@ -144,7 +177,8 @@ static size_t rewrite_add_section(struct elfw *w, const char *name,
 	if (at < 0)
 		return 0;
 	scn = elf_newscn(w->elf);
-	if (!scn || !(d = elf_newdata(scn))) {
+	d = scn ? elf_newdata(scn) : NULL;
+	if (!d) {
 		lp_elf_error(w->path, "new section", "cannot add the section");
 		return 0;
 	}
@@ -192,8 +226,8 @@ size_t elfw_add_filled_section(struct elfw *w, const char *name,
 	size_t idx;
 
 	if (w->elf || !tmpl->sh_entsize) {
-		lp_error(w->path, name, "a filled section needs a new object "
-			 "and an entry size");
+		lp_error(w->path, name,
+			 "a filled section needs a new object and an entry size");
 		return 0;
 	}
 	idx = elfw_add_section(w, name, tmpl, NULL, n * tmpl->sh_entsize,
@@ -214,7 +248,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 /* Place each section at its alignment after the header, then the
- * section headers; returns the file size. */
+ * section headers; returns the file size.
+ */
 static uint64_t layout(struct elfw *w, uint64_t *shoff)
 {
 	uint64_t off = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
@@ -409,7 +444,9 @@ int elfw_commit(struct elfw *w)
 {
 	int ret;
 
-	if (w->elf) {
+	if (w->patching) {
+		ret = 0;	/* every byte is in place already */
+	} else if (w->elf) {
 		/*
 		 * Mark the whole file dirty: libelf 0.188 otherwise may write
 		 * the section headers from the array it read, sized for the
@@ -513,10 +550,13 @@ size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 
 int addr_widths_ok(const struct arch *arch, const char *path)
 {
-	if (arch->addr_size != 4 && arch->addr_size != 8)
+	bool class32 = arch->elfclass == ELFCLASS32;
+	bool four = arch->addr_size == 4;
+
+	if (!four && arch->addr_size != 8)
 		return lp_error(path, "table", "cannot write %u-byte entries (%s)",
 				arch->addr_size, arch->name);
-	if ((arch->elfclass == ELFCLASS32) != (arch->addr_size == 4))
+	if (class32 != four)
 		return lp_error(path, "table",
 				"cannot write %u-byte entries in an ELF class %u object (%s)",
 				arch->addr_size, arch->elfclass, arch->name);
@@ -543,20 +583,7 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend)
 {
-	switch (t->layout) {
-	case RELA64:
-		addr_table_put_l(RELA64, t, i, sym, addend);
-		break;
-	case REL64:
-		addr_table_put_l(REL64, t, i, sym, addend);
-		break;
-	case RELA32:
-		addr_table_put_l(RELA32, t, i, sym, addend);
-		break;
-	case REL32:
-		addr_table_put_l(REL32, t, i, sym, addend);
-		break;
-	}
+	RELOC_DISPATCH(t->layout, addr_table_put_l, t, i, sym, addend);
 }
 
 void addr_table_free(struct addr_table *t)

@@ -2,7 +2,7 @@
 /*
  * The one writer of ELF output.  A struct elfw owns the output file
  * (written atomically through struct outfile), its sections and its
- * section-name table.  Two ways in:
+ * section-name table.  Three ways in:
  *
  *   elfw_new()      a fresh relocatable object; elfw lays it out itself
  *                   (each section at its alignment, the section headers
@@ -10,10 +10,14 @@
  *                   the sections' own buffers or, for a filled section,
  *                   from pieces made as they are written;
  *   elfw_rewrite()  a copy of an existing object with sections appended
- *                   through libelf, which lays the copy out again.
+ *                   through libelf, which lays the copy out again;
+ *   elfw_patch()    a copy of an existing file whose bytes elfw_put()
+ *                   changes in place: nothing moves, every byte not put
+ *                   stays as it was (linkpass nop).
  *
  * Then elfw_add_section() (or, new objects only, elfw_add_filled_section())
- * for each new section and elfw_commit() (or elfw_abort()).  The table
+ * for each new section, or elfw_put() for each patch, and elfw_commit()
+ * (or elfw_abort()).  The table
  * both paths write is an array of addresses with one relocation each:
  * addr_reloc_put() and addr_value_put() encode an entry, struct
  * addr_table holds a whole table (linkpass obj), table_write.c fills
@@ -29,6 +33,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "compiler.h"
 #include "image.h"
 #include "relocs.h"
 #include "util.h"
@@ -65,16 +70,24 @@ struct elfw {
 	struct strbuf shstrtab;
 	uint8_t osabi;
 	uint32_t e_flags;	/* 0 unless set after elfw_new() (riscv: the
-				 * image's float ABI, which ld checks) */
+				 * image's float ABI, which ld checks)
+				 */
 	/* elfw_rewrite() */
 	Elf *elf;
 	char *names;		/* the grown section-name table */
+	/* elfw_patch(): the copy's size, which elfw_put() stays inside */
+	bool patching;
+	uint64_t size;
 };
 
 int elfw_new(struct elfw *w, const char *path, const struct arch *arch,
 	     uint8_t osabi);
 /* A copy of @im's file, to replace it on commit. */
 int elfw_rewrite(struct elfw *w, struct image *im);
+/* The same, to be changed by elfw_put() alone. */
+int elfw_patch(struct elfw *w, struct image *im);
+/* Write @n bytes at file offset @off of a copy made by elfw_patch(). */
+int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n);
 /*
  * Append a section named @name with header @tmpl (name, offset, size
  * and alignment filled in) and the bytes @buf, which must stay valid
@@ -144,7 +157,7 @@ void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
  * a buffer (@at == @i for a whole table, @i - first for a piece of one):
  * its relocation, at offset @i * @width of the table...
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
 	       void *relocs, size_t at, size_t i, uint64_t sym, int64_t addend)
 {
@@ -159,7 +172,7 @@ addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
 }
 
 /* ...and its bytes: zero for Rela, the addend itself for Rel. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
 	       size_t at, int64_t addend)
 {
@@ -178,7 +191,7 @@ addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
  * The same with the layout a constant, for loops that choose the
  * layout once; addr_table_put() switches per call.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
 		 uint64_t sym, int64_t addend)
 {

@@ -13,6 +13,7 @@
 #ifndef LINKPASS_ENTRIES_H
 #define LINKPASS_ENTRIES_H
 
+#include "compiler.h"
 #include "image.h"
 
 /*
@@ -56,7 +57,7 @@ void entries_free(struct entry_set *e);
  * outside its section's bytes (below base the difference wraps around)
  * is never a site's entry; a section without a map has size 0.
  */
-static inline __attribute__((always_inline)) uint64_t *
+static __always_inline uint64_t *
 entries_word(const struct entry_set *e, uint32_t shndx, uint64_t addr,
 	     uint64_t *bit)
 {
@@ -74,7 +75,7 @@ entries_word(const struct entry_set *e, uint32_t shndx, uint64_t addr,
 }
 
 /* Note a live function at (@shndx, @addr) of @size bytes. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 entries_add(struct entry_set *e, uint32_t shndx, uint64_t addr,
 	    uint64_t size)
 {
@@ -91,7 +92,7 @@ entries_add(struct entry_set *e, uint32_t shndx, uint64_t addr,
  * Start loading the word entries_add() will set for (@shndx, @addr):
  * called a few symbols ahead, it hides the miss the setting would take.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 entries_prefetch(const struct entry_set *e, uint32_t shndx, uint64_t addr)
 {
 	uint64_t bit, *w = entries_word(e, shndx, addr, &bit);

@@ -9,7 +9,7 @@
 #include "util.h"
 
 /* Higher is a better name for an address: global over weak over local. */
-static int bind_rank(uint8_t bind)
+static int bind_preference(uint8_t bind)
 {
 	switch (bind) {
 	case STB_GLOBAL:
@@ -27,7 +27,7 @@ static bool alias_before(const struct func *x, const struct func *y)
 	/* the widest range first, then the best name */
 	if (x->end != y->end)
 		return x->end > y->end;
-	return bind_rank(x->sym->bind) > bind_rank(y->sym->bind);
+	return bind_preference(x->sym->bind) > bind_preference(y->sym->bind);
 }
 
 /* Insertion sort of one run of functions sharing a start: runs are short. */

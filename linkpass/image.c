@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "relocs.h"
+#include "compiler.h"
 #include "util.h"
 
 /*
@@ -454,7 +454,7 @@ static inline int check_symbol(struct image *im, const struct sym_input *in,
  * a per-symbol libelf call or message buffer was a quarter of the scan
  * (callgrind).
  */
-static inline __attribute__((always_inline)) int
+static __always_inline int
 decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 {
 	size_t i;
@@ -797,14 +797,31 @@ bool image_is_code_relocs(const struct image *im, const struct section *s)
 	       (SHF_ALLOC | SHF_EXECINSTR);
 }
 
+struct section *image_relocs_of(struct image *im,
+				const struct section *target)
+{
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *r = &im->secs[i];
+
+		if ((r->sh.sh_type == SHT_RELA || r->sh.sh_type == SHT_REL) &&
+		    r->sh.sh_info == target->idx &&
+		    (im->ehdr.e_type == ET_REL || !(r->sh.sh_flags & SHF_ALLOC)))
+			return r;
+	}
+	return NULL;
+}
+
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r)
 {
-	enum reloc_layout l = reloc_layout_of(im, rsec);
+	enum reloc_layout l = image_reloc_layout(im, rsec);
 	size_t entsize = reloc_entsize(l);
 	const char *p = im->path;
 
 	memset(r, 0, sizeof(*r));
 	r->rsec = rsec;
+	r->layout = l;
 	if (rsec->sh.sh_info == 0 || rsec->sh.sh_info >= im->nsecs)
 		return lp_error(p, rsec->name, "sh_info %u out of range (%zu sections)",
 				rsec->sh.sh_info, im->nsecs);

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "arch.h"
+#include "compiler.h"
+#include "relocs.h"
 
 struct section {
 	size_t idx;
@@ -34,22 +36,6 @@ struct symbol {
 	uint8_t type;		/* STT_* */
 	uint8_t bind;		/* STB_* */
 	uint8_t vis;		/* STV_* */
-};
-
-/* One relocation, decoded; see reloc_get() in relocs.h. */
-struct reloc {
-	uint64_t offset;
-	uint64_t sym;
-	uint32_t type;
-	int64_t addend;
-};
-
-/* A relocation section's entries, in place in the mapped file. */
-struct relocs {
-	struct section *rsec;	/* the SHT_REL/SHT_RELA section */
-	struct section *target;	/* the section it applies to (sh_info) */
-	const void *base;
-	size_t count;
 };
 
 /* The raw bytes a symbol decoder reads, checked once at open. */
@@ -114,32 +100,30 @@ int image_symbols(struct image *im);
  * *@s, all but the name; returns its st_name.  The one decoder of
  * symbol fields: image_sym_get() and image_symbols() both use it.
  */
-static inline __attribute__((always_inline)) uint32_t
+static __always_inline uint32_t
 sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 {
+	Elf64_Sym e64;
+	Elf32_Sym e32;
+
 	if (is64) {
-		Elf64_Sym e;
-
-		memcpy(&e, syms + i * sizeof(e), sizeof(e));
-		s->value = e.st_value;
-		s->size = e.st_size;
-		s->shndx = e.st_shndx;
-		s->type = ELF64_ST_TYPE(e.st_info);
-		s->bind = ELF64_ST_BIND(e.st_info);
-		s->vis = ELF64_ST_VISIBILITY(e.st_other);
-		return e.st_name;
-	} else {
-		Elf32_Sym e;
-
-		memcpy(&e, syms + i * sizeof(e), sizeof(e));
-		s->value = e.st_value;
-		s->size = e.st_size;
-		s->shndx = e.st_shndx;
-		s->type = ELF32_ST_TYPE(e.st_info);
-		s->bind = ELF32_ST_BIND(e.st_info);
-		s->vis = ELF32_ST_VISIBILITY(e.st_other);
-		return e.st_name;
+		memcpy(&e64, syms + i * sizeof(e64), sizeof(e64));
+		s->value = e64.st_value;
+		s->size = e64.st_size;
+		s->shndx = e64.st_shndx;
+		s->type = ELF64_ST_TYPE(e64.st_info);
+		s->bind = ELF64_ST_BIND(e64.st_info);
+		s->vis = ELF64_ST_VISIBILITY(e64.st_other);
+		return e64.st_name;
 	}
+	memcpy(&e32, syms + i * sizeof(e32), sizeof(e32));
+	s->value = e32.st_value;
+	s->size = e32.st_size;
+	s->shndx = e32.st_shndx;
+	s->type = ELF32_ST_TYPE(e32.st_info);
+	s->bind = ELF32_ST_BIND(e32.st_info);
+	s->vis = ELF32_ST_VISIBILITY(e32.st_other);
+	return e32.st_name;
 }
 
 /*
@@ -161,6 +145,7 @@ static inline bool image_sym_get(const struct image *im, size_t i,
 	       (s->shndx < im->nsecs ||
 		(s->shndx >= SHN_LORESERVE && s->shndx != SHN_XINDEX));
 }
+
 void image_close(struct image *im);
 
 /*
@@ -198,7 +183,7 @@ void image_release(const struct image *im, const struct section *s,
 		   uint64_t off, uint64_t len);
 /*
  * The same for the global symbols and the string table, which the scan
- * reads once in its symbol pass.  The local symbols stay: reach.c looks
+ * reads once in its symbol pass.  The local symbols stay: stripped.c looks
  * up their values, which relocations naming a section symbol or a
  * static function need.
  */
@@ -217,6 +202,7 @@ static inline uint64_t image_section_base(const struct image *im,
 {
 	return im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
 }
+
 /* The allocated section whose address range holds @addr, or NULL. */
 struct section *image_section_at(struct image *im, uint64_t addr);
 /* A defined symbol by name (first match), or NULL. */
@@ -231,6 +217,22 @@ struct symbol *image_find_symbol(struct image *im, const char *name);
 int image_find_symbols(struct image *im, const char *const *names, size_t n,
 		       struct symbol *out, bool *found);
 
+/* The layout of relocation section @rsec of @im. */
+static inline enum reloc_layout image_reloc_layout(const struct image *im,
+						   const struct section *rsec)
+{
+	return reloc_layout_pick(im->ehdr.e_ident[EI_CLASS],
+				 rsec->sh.sh_type == SHT_RELA);
+}
+
+/*
+ * The relocation section that applies to @target at link time: in an
+ * object any SHT_REL/SHT_RELA section whose sh_info is @target, in a
+ * linked image the static one (kept by -q), not dynamic relocations.
+ * NULL when there is none.
+ */
+struct section *image_relocs_of(struct image *im,
+				const struct section *target);
 /* View a relocation section in place, checking its links and sizes. */
 int image_relocs(struct image *im, struct section *rsec, struct relocs *r);
 

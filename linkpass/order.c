@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "util.h"
 
 /* 11-bit digits: the counts (16 KiB) stay in the L1 cache */
 #define DIGIT_BITS	11
-#define NDIGITS		(1u << DIGIT_BITS)
+#define NDIGITS		BIT(DIGIT_BITS)
 
 /* One stable counting pass of @idx into @out by the digit of @key. */
 static bool radix_pass(const uint64_t *key, unsigned int shift,
@@ -41,7 +42,7 @@ uint32_t *order_by_section_addr(const uint32_t *sec, const uint64_t *addr,
 {
 	uint32_t *idx = xmalloc((n ? n : 1) * sizeof(*idx));
 	uint32_t *tmp = xmalloc((n ? n : 1) * sizeof(*tmp)), *swap;
-	size_t *count = xmalloc((NDIGITS > nsecs + 1 ? NDIGITS : nsecs + 1) *
+	size_t *count = xmalloc((nsecs + 1 < NDIGITS ? NDIGITS : nsecs + 1) *
 				sizeof(*count));
 	unsigned int shift;
 	size_t i, sum = 0;

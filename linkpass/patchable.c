@@ -77,21 +77,6 @@ bool pad_run_back(const struct image *im, const struct section *sec,
 	return true;
 }
 
-/* The static relocation section of the list @s, or NULL. */
-static struct section *list_relocs(struct image *im, const struct section *s)
-{
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		struct section *r = &im->secs[i];
-
-		if ((r->sh.sh_type == SHT_RELA || r->sh.sh_type == SHT_REL) &&
-		    !(r->sh.sh_flags & SHF_ALLOC) && r->sh.sh_info == s->idx)
-			return r;
-	}
-	return NULL;
-}
-
 /* The live function that the nops from @addr run into, or NULL. */
 static const struct func *before_entry(struct image *im, const struct funcs *f,
 				       const struct section *sec, uint64_t addr)
@@ -170,7 +155,7 @@ static int cmp_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int cmp_place(const void *a, const void *b)
+static int cmp_sec_addr(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
 
@@ -248,7 +233,7 @@ static int entry_target(struct image *im, const struct section *list,
 static int read_entries(struct image *im, const struct section *list,
 			struct site **out, size_t *n)
 {
-	struct section *rsec = list_relocs(im, list), *sec = NULL;
+	struct section *rsec = image_relocs_of(im, list), *sec = NULL;
 	enum reloc_layout l;
 	struct relocs rel;
 	char place[160];
@@ -261,9 +246,10 @@ static int read_entries(struct image *im, const struct section *list,
 				"no relocations kept for it; link the image with -q (--emit-relocs)");
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
-	l = reloc_layout_of(im, rsec);
+	l = rel.layout;
 	/* a list of size 0 has no bytes: its first relocation is refused
-	 * as not an entry */
+	 * as not an entry
+	 */
 	if (!reloc_has_addend(l) &&
 	    !image_section_bytes(im, (struct section *)list))
 		return -1;
@@ -362,13 +348,15 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	if (read_entries(im, list, &cand, &n) < 0)
 		goto out_free;
 	r->stats.relsecs = 1;
-	r->stats.relocs = r->stats.refs = r->stats.calls = n;
+	r->stats.relocs = n;
+	r->stats.refs = n;
+	r->stats.calls = n;
 	r->stats.threads = 1;
 	r->stats.ns_relocs = now_ns() - t0;
 
 	t0 = now_ns();
 	qsort(cand, n, sizeof(*cand),
-	      im->ehdr.e_type == ET_REL ? cmp_place : cmp_addr);
+	      im->ehdr.e_type == ET_REL ? cmp_sec_addr : cmp_addr);
 	if (judge_all(im, o, cand, n, r) < 0) {
 		cand = NULL;	/* r->kept owns it now */
 		goto out_free;
@@ -383,6 +371,9 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	return 0;
 out_free:
 	free(cand);
-	scan_result_free(r);
+	free(r->kept);
+	free(r->dropped);
+	funcs_free(&r->funcs);
+	memset(r, 0, sizeof(*r));
 	return -1;
 }

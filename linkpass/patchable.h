@@ -8,11 +8,11 @@
 #ifndef LINKPASS_PATCHABLE_H
 #define LINKPASS_PATCHABLE_H
 
-#include "scan.h"
+#include "site.h"
 
 #define PATCHABLE_SECTION "__patchable_function_entries"
 
-/* scan_image() for o->patchable: fills @r the same way. */
+/* scan_image() for o->patchable (find.h): fills @r the same way. */
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r);
 

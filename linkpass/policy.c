@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "util.h"
 
 static const char *const default_sections[] = {
@@ -13,7 +14,7 @@ static const char *const default_sections[] = {
 	".kprobes.text", ".cpuidle.text",
 };
 
-#define NDEFAULT (sizeof(default_sections) / sizeof(default_sections[0]))
+#define NDEFAULT (ARRAY_SIZE(default_sections))
 
 static void push(const char ***v, size_t *n, const char *s)
 {

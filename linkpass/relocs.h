@@ -9,9 +9,12 @@
 #define LINKPASS_RELOCS_H
 
 #include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "image.h"
+#include "compiler.h"
 
 enum reloc_layout {
 	RELA64,
@@ -20,18 +23,30 @@ enum reloc_layout {
 	REL32,
 };
 
+/* One relocation, decoded; see reloc_get(). */
+struct reloc {
+	uint64_t offset;
+	uint64_t sym;
+	uint32_t type;
+	int64_t addend;
+};
+
+struct section;
+
+/* A relocation section's entries, in place in the mapped file. */
+struct relocs {
+	struct section *rsec;	/* the SHT_REL/SHT_RELA section */
+	struct section *target;	/* the section it applies to (sh_info) */
+	enum reloc_layout layout;
+	const void *base;
+	size_t count;
+};
+
 static inline enum reloc_layout reloc_layout_pick(uint8_t elfclass, bool rela)
 {
 	if (elfclass == ELFCLASS64)
 		return rela ? RELA64 : REL64;
 	return rela ? RELA32 : REL32;
-}
-
-static inline enum reloc_layout reloc_layout_of(const struct image *im,
-						const struct section *rsec)
-{
-	return reloc_layout_pick(im->ehdr.e_ident[EI_CLASS],
-				 rsec->sh.sh_type == SHT_RELA);
 }
 
 static inline bool reloc_has_addend(enum reloc_layout l)
@@ -54,10 +69,34 @@ static inline size_t reloc_entsize(enum reloc_layout l)
 }
 
 /*
+ * The one switch over relocation layouts: call @fn(layout, ...) with
+ * the layout a compile-time constant in each case, so that an
+ * always-inline @fn compiles into one loop per layout instead of
+ * testing the layout at each entry.
+ */
+#define RELOC_DISPATCH(l, fn, ...)				\
+	do {							\
+		switch (l) {					\
+		case RELA64:					\
+			fn(RELA64, __VA_ARGS__);		\
+			break;					\
+		case REL64:					\
+			fn(REL64, __VA_ARGS__);			\
+			break;					\
+		case RELA32:					\
+			fn(RELA32, __VA_ARGS__);		\
+			break;					\
+		case REL32:					\
+			fn(REL32, __VA_ARGS__);			\
+			break;					\
+		}						\
+	} while (0)
+
+/*
  * The mapped data may be unaligned for the struct type, so copy each
  * entry out with memcpy (the compiler turns it into plain loads).
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
@@ -93,7 +132,8 @@ reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
 		r->addend = e.r_addend;
 		break;
 	}
-	case REL32: {
+	case REL32:
+	default: {
 		Elf32_Rel e;
 
 		memcpy(&e, p, sizeof(e));
@@ -110,58 +150,49 @@ reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
  * Only the offset, or only the symbol index, of entry @i: the scan's
  * hot loop reads these two for every entry and the rest for few.
  */
-static inline __attribute__((always_inline)) uint64_t
+static __always_inline uint64_t
 reloc_offset(enum reloc_layout l, const void *base, size_t i)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
+	uint64_t v64;
+	uint32_t v32;
 
 	if (l == RELA64 || l == REL64) {
-		uint64_t v;
-
-		memcpy(&v, p, sizeof(v));
-		return v;
-	} else {
-		uint32_t v;
-
-		memcpy(&v, p, sizeof(v));
-		return v;
+		memcpy(&v64, p, sizeof(v64));
+		return v64;
 	}
+	memcpy(&v32, p, sizeof(v32));
+	return v32;
 }
 
-static inline __attribute__((always_inline)) uint64_t
+static __always_inline uint64_t
 reloc_sym(enum reloc_layout l, const void *base, size_t i)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
+	uint64_t info64;
+	uint32_t info32;
 
 	if (l == RELA64 || l == REL64) {
-		uint64_t info;
-
-		memcpy(&info, p + 8, sizeof(info));
-		return ELF64_R_SYM(info);
-	} else {
-		uint32_t info;
-
-		memcpy(&info, p + 4, sizeof(info));
-		return ELF32_R_SYM(info);
+		memcpy(&info64, p + 8, sizeof(info64));
+		return ELF64_R_SYM(info64);
 	}
+	memcpy(&info32, p + 4, sizeof(info32));
+	return ELF32_R_SYM(info32);
 }
 
-static inline __attribute__((always_inline)) uint32_t
+static __always_inline uint32_t
 reloc_type(enum reloc_layout l, const void *base, size_t i)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
+	uint64_t info64;
+	uint32_t info32;
 
 	if (l == RELA64 || l == REL64) {
-		uint64_t info;
-
-		memcpy(&info, p + 8, sizeof(info));
-		return (uint32_t)ELF64_R_TYPE(info);
-	} else {
-		uint32_t info;
-
-		memcpy(&info, p + 4, sizeof(info));
-		return ELF32_R_TYPE(info);
+		memcpy(&info64, p + 8, sizeof(info64));
+		return (uint32_t)ELF64_R_TYPE(info64);
 	}
+	memcpy(&info32, p + 4, sizeof(info32));
+	return ELF32_R_TYPE(info32);
 }
 
 /*

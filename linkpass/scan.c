@@ -14,38 +14,17 @@
 #include <unistd.h>
 
 #include "anchor.h"
+#include "compiler.h"
 #include "entries.h"
+#include "mcount.h"
 #include "namefilter.h"
 #include "order.h"
-#include "patchable.h"
-#include "reach.h"
+#include "stripped.h"
 #include "relocs.h"
 #include "table_read.h"
 #include "util.h"
 
-const char *const verdict_name[NR_VERDICTS] = {
-	[SITE_KEPT] = "kept",
-	[DROP_NOT_CALL] = "not a call (data or address reference)",
-	[DROP_UNTRACED] = "in an untraced section",
-	[DROP_DEAD_BODY] = "in a dead function body (overridden weak function)",
-	[DROP_NO_FUNC] = "in code that no live function symbol covers",
-	[DROP_NOT_ENTRY] = "not at a function entry",
-	[DROP_DUPLICATE] = "duplicate relocation for one site",
-};
-
-const char *const verdict_short[NR_VERDICTS] = {
-	[SITE_KEPT] = "kept",
-	[DROP_NOT_CALL] = "not a call",
-	[DROP_UNTRACED] = "untraced section",
-	[DROP_DEAD_BODY] = "dead body (overridden weak)",
-	[DROP_NO_FUNC] = "no function symbol",
-	[DROP_NOT_ENTRY] = "not at entry",
-	[DROP_DUPLICATE] = "duplicate",
-};
-
-const char *const default_mcount_syms[] = {
-	"__fentry__", "mcount", "_mcount", NULL,
-};
+const struct scan_want scan_explained = { .reasons = true };
 
 /* Below this many relocations one thread is faster than starting more. */
 #define PARALLEL_MIN_RELOCS 200000
@@ -54,23 +33,6 @@ const char *const default_mcount_syms[] = {
 #define DEAD_BODY_WINDOW 256
 /* Function alignment of gcc and clang at -O2 on x86. */
 #define FUNC_ALIGN 16
-
-enum { MCOUNT_NO = 0, MCOUNT_ENTRY = 1, MCOUNT_PROLOGUE = 2 };
-
-void scan_opts_init(struct scan_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->mcount_syms = (const char **)default_mcount_syms;
-	o->reasons = true;
-	policy_init(&o->policy);
-}
-
-void scan_opts_free(struct scan_opts *o)
-{
-	if (o->mcount_syms != (const char **)default_mcount_syms)
-		free(o->mcount_syms);
-	policy_free(&o->policy);
-}
 
 /* A contiguous run of one relocation section, handled by one worker. */
 struct chunk {
@@ -143,7 +105,7 @@ static void note_bad(struct worker *w, const struct chunk *c, size_t i,
  * compile-time constant in each caller).  Most relocations fail the
  * is_mcount test; only those are looked at further.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 {
 	const struct arch *arch = w->im->arch;
@@ -222,24 +184,9 @@ static void *worker_run(void *arg)
 	 * No locking: each worker reads its own chunks of the mapped file,
 	 * which nobody writes, and appends only to its own array.
 	 */
-	for (i = 0; i < w->nchunks; i++) {
-		const struct chunk *c = &w->chunks[i];
-
-		switch (c->layout) {
-		case RELA64:
-			scan_chunk(RELA64, w, c);
-			break;
-		case REL64:
-			scan_chunk(REL64, w, c);
-			break;
-		case RELA32:
-			scan_chunk(RELA32, w, c);
-			break;
-		case REL32:
-			scan_chunk(REL32, w, c);
-			break;
-		}
-	}
+	for (i = 0; i < w->nchunks; i++)
+		RELOC_DISPATCH(w->chunks[i].layout, scan_chunk, w,
+			       &w->chunks[i]);
 	return NULL;
 }
 
@@ -255,23 +202,6 @@ static int thread_count(const struct scan_opts *o, size_t nrelocs)
 	if (cpus < 1)
 		return 1;
 	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
-}
-
-/* Which mcount symbol, if any, is named @name. */
-static uint8_t mcount_kind(const struct scan_opts *o, const char *name)
-{
-	uint8_t kind = MCOUNT_NO;
-	size_t j;
-
-	for (j = 0; o->mcount_syms[j]; j++) {
-		if (strcmp(name, o->mcount_syms[j]))
-			continue;
-		/* __fentry__ is called first thing; mcount after the
-		 * prologue */
-		kind = strncmp(o->mcount_syms[j], "__fentry", 8) ?
-		       MCOUNT_PROLOGUE : MCOUNT_ENTRY;
-	}
-	return kind;
 }
 
 /* What the symbol pass finds; see symbol_pass(). */
@@ -322,7 +252,7 @@ static void match_bounds(const struct image *im, struct table_bounds *b,
  * always_inline: GCC counts a function that only prefetches as free of
  * side effects and drops the call.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 {
 	struct symbol ahead;
@@ -332,7 +262,7 @@ prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 }
 
 /* symbol_pass() over symbols [@from, @to). */
-static inline __attribute__((always_inline)) int
+static __always_inline int
 symbol_range(bool raw, const struct image *im,
 	     const struct scan_opts *o, struct sym_pass *p,
 	     const struct namefilter *nf, size_t from, size_t to)
@@ -353,7 +283,7 @@ symbol_range(bool raw, const struct image *im,
 		f = namefilter_test(nf, s->name);
 		if (__builtin_expect(f != 0, 0)) {
 			if (f & 1)
-				p->is_mcount[i] = mcount_kind(o, s->name);
+				p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
 			if ((f & 2) && s->shndx != SHN_UNDEF)
 				anchor_cands_named(p->anchors, s, (uint32_t)i);
 			if (f & 4)
@@ -388,7 +318,7 @@ static void pass_namefilter(const struct image *im, const struct scan_opts *o,
 		namefilter_add(nf, p->bounds->names[j], 4);
 }
 
-static inline __attribute__((always_inline)) int
+static __always_inline int
 symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 	    struct sym_pass *p)
 {
@@ -515,7 +445,8 @@ static int symbol_pass_parallel(const struct image *im,
 		h[i].p.nlocal_funcs = 0;
 	}
 	h[0].from = 1;
-	h[0].to = h[1].from = 1 + (im->nsyms - 1) / 2;
+	h[0].to = 1 + (im->nsyms - 1) / 2;
+	h[1].from = h[0].to;
 	h[1].to = im->nsyms;
 	/* the upper half's own candidates and bounds, merged below */
 	if (p->anchors) {
@@ -664,7 +595,7 @@ static struct chunk *make_chunks(const struct image *im,
 			if (take > budget)
 				take = budget;
 			c[nc].rel = r;
-			c[nc].layout = reloc_layout_of(im, r->rsec);
+			c[nc].layout = r->layout;
 			c[nc].code = r->target->bytes;
 			c[nc].code_size = r->target->sh.sh_size;
 			c[nc].base = im->ehdr.e_type == ET_REL ?
@@ -707,7 +638,8 @@ static int report_bad(struct image *im, struct worker *w, int nw)
 		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
 			 b->index);
 		/* the message names the symbol: the scan may have read the
-		 * symbols in place (a bad one is reported by image_symbols) */
+		 * symbols in place (a bad one is reported by image_symbols)
+		 */
 		if (b->what == BAD_CALL && image_symbols(im) < 0)
 			return -1;
 		if (b->what == BAD_CALL)
@@ -814,7 +746,8 @@ static void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		addr[i] = v[i].addr;
 	}
 	/* by address: sections only break ties, so sort by (addr, sec) as
-	 * a section sort of the address order */
+	 * a section sort of the address order
+	 */
 	if (by_addr)
 		order = order_by_section_addr(NULL, addr, n, 1);
 	else
@@ -997,7 +930,7 @@ static enum fast_verdict at_entry(const struct image *im,
 /*
  * filter_fast() over candidates [@from, @to): the kept ones into @kept
  * (*@nkept of them), the entry-style calls at no function entry noted
- * in @notes (reach_note()).  Returns -1 at a site that needs judge().
+ * in @notes (stripped_note()).  Returns -1 at a site that needs judge().
  */
 static int filter_range(const struct image *im, const uint8_t *traced,
 			const struct entry_set *e, const struct site *cand,
@@ -1025,7 +958,7 @@ static int filter_range(const struct image *im, const uint8_t *traced,
 			kept[(*nkept)++] = *s;
 			prev = &kept[*nkept - 1];
 		} else if (s->entry_style) {
-			reach_note(notes, s);	/* reach.c decides */
+			stripped_note(notes, s);	/* stripped.c decides */
 		}
 	}
 	return 0;
@@ -1070,8 +1003,10 @@ static size_t filter_split(const struct site *cand, size_t n, int threads)
 {
 	size_t m;
 
-	if (threads == 1 || n < 2 || (threads == 0 &&
-	    (n < PARALLEL_MIN_SITES || sysconf(_SC_NPROCESSORS_ONLN) < 2)))
+	if (threads == 1 || n < 2)
+		return 0;
+	if (threads == 0 &&
+	    (n < PARALLEL_MIN_SITES || sysconf(_SC_NPROCESSORS_ONLN) < 2))
 		return 0;
 	for (m = n / 2; m < n; m++)
 		if (cand[m].shndx != cand[m - 1].shndx ||
@@ -1116,14 +1051,15 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		memmove(kept + nkept, h.kept, h.nkept * sizeof(*kept));
 		nkept += h.nkept;
 		for (i = 0; !ret && i < h.notes.nunentered; i++)
-			reach_note(r, &h.notes.unentered[i]);
+			stripped_note(r, &h.notes.unentered[i]);
 		free(h.notes.unentered);
 	}
 	if (ret < 0) {
 		free(kept);
 		free(r->unentered);	/* filter_explained() judges them all */
 		r->unentered = NULL;
-		r->nunentered = r->capunentered = 0;
+		r->nunentered = 0;
+		r->capunentered = 0;
 		return -1;
 	}
 	free(cand);
@@ -1277,7 +1213,7 @@ static size_t count_uncovered(const struct image *im,
  * with no local function symbol, and calls in traced sections that no
  * function symbol covers, is refused.  Judged by the fast filter, only
  * the calls at no function entry need looking at: the covered ones are
- * inside functions, and no candidate for reach.c.
+ * inside functions, and no candidate for stripped.c.
  */
 static int check_local_symbols(const struct image *im, struct scan_result *r)
 {
@@ -1403,7 +1339,7 @@ static struct worker *make_workers(struct image *im, const uint8_t *is_mcount,
 }
 
 int scan_image(struct image *im, const struct scan_opts *o,
-	       struct scan_result *r)
+	       const struct scan_want *want, struct scan_result *r)
 {
 	struct relocs *rels = NULL;
 	struct worker *w = NULL;
@@ -1417,9 +1353,6 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	uint64_t t0;
 	int nw = 0, ret = -1;
 
-	/* -fpatchable-function-entry: the compiler listed the sites */
-	if (o->patchable)
-		return patchable_scan(im, o, r);
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
@@ -1430,26 +1363,27 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	 * and the anchor candidates.
 	 */
 	t0 = now_ns();
-	if (o->reasons && image_symbols(im) < 0)
+	if (want->reasons && image_symbols(im) < 0)
 		goto out_free;
 	traced = traced_sections(im, o);
-	if (!o->reasons) {
+	if (!want->reasons) {
 		init_entry_set(im, traced, &e);
 		p.e = &e;
 	}
-	if (o->anchors) {
+	if (want->anchors) {
 		r->anchors = xmalloc(sizeof(*r->anchors));
 		anchor_cands_init(r->anchors, im);
 		p.anchors = r->anchors;
 	}
-	p.is_mcount = is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	p.bounds = o->bounds;
+	is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	p.is_mcount = is_mcount;
+	p.bounds = want->bounds;
 	if (run_symbol_pass(im, o, &p) < 0)
 		goto out_free;
-	if (o->bounds)
-		o->bounds->looked = true;
+	if (want->bounds)
+		want->bounds->looked = true;
 	/* with reasons: the sorted index of functions, for judge() */
-	fast = p.e != NULL;
+	fast = p.e;
 	if (!fast) {
 		if (image_symbols(im) < 0)
 			goto out_free;
@@ -1489,10 +1423,11 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	r->stats.ns_filter = now_ns() - t0;
 	if (check_local_symbols(im, r) < 0)
 		goto out_free;
-	/* the same for objects stripped before the link (reach.c) */
-	if (reach_start(im, r, o->reach_later ? o->threads : 1, &r->reach) < 0)
+	/* the same for objects stripped before the link (stripped.c) */
+	if (stripped_start(im, r, want->stripped_later ? o->threads : 1,
+			   &r->stripped) < 0)
 		goto out_free;
-	ret = o->reach_later ? 0 : scan_finish(r);
+	ret = want->stripped_later ? 0 : scan_finish(r);
 
 out_free:
 	if (w)
@@ -1512,15 +1447,15 @@ out_free:
 
 int scan_finish(struct scan_result *r)
 {
-	int ret = reach_finish(r->reach, &r->stats);
+	int ret = stripped_finish(r->stripped, &r->stats);
 
-	r->reach = NULL;
+	r->stripped = NULL;
 	return ret;
 }
 
 void scan_result_free(struct scan_result *r)
 {
-	reach_cancel(r->reach);	/* its thread may still be running */
+	stripped_cancel(r->stripped);	/* its thread may still be running */
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);
@@ -1529,21 +1464,4 @@ void scan_result_free(struct scan_result *r)
 	free(r->anchors);
 	funcs_free(&r->funcs);
 	memset(r, 0, sizeof(*r));
-}
-
-const struct site *scan_find_dropped(const struct scan_result *r,
-				     uint64_t addr)
-{
-	size_t lo = 0, hi = r->ndropped;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->dropped[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->ndropped && r->dropped[lo].addr == addr ?
-	       &r->dropped[lo] : NULL;
 }

@@ -2,137 +2,49 @@
 /*
  * The whole-image scan: find every call to the mcount symbol from the
  * relocations kept by -q, then keep those at the entry of a live
- * function in a traced section.  Everything dropped is kept too, with
- * its reason, so --stats can count it and check can explain stale
- * entries.
+ * function in a traced section (site.h has what it gives).
  */
 #ifndef LINKPASS_SCAN_H
 #define LINKPASS_SCAN_H
 
-#include "funcs.h"
-#include "image.h"
-#include "policy.h"
-
-enum site_verdict {
-	SITE_KEPT,
-	DROP_NOT_CALL,		/* data or address reference to mcount */
-	DROP_UNTRACED,		/* in a section the policy does not trace */
-	DROP_DEAD_BODY,		/* a function body without a symbol:
-				 * an overridden weak function */
-	DROP_NO_FUNC,		/* other code that no function covers */
-	DROP_NOT_ENTRY,		/* not at the function's entry */
-	DROP_DUPLICATE,		/* a second relocation for one site */
-	NR_VERDICTS,
-};
-
-/* Long form for check and sites output, short form for --stats. */
-extern const char *const verdict_name[NR_VERDICTS];
-extern const char *const verdict_short[NR_VERDICTS];
-
-struct site {
-	uint64_t addr;		/* start of the call instruction; in an
-				 * object file, its section offset */
-	uint32_t shndx;		/* section holding it */
-	uint8_t form;		/* enum call_form; CALL_NONE if not a call */
-	uint8_t verdict;	/* enum site_verdict */
-	uint8_t entry_style;	/* 1: __fentry__ (at entry); 0: mcount */
-	uint8_t pad;
-};
-
-/* Names of the mcount symbol used when --mcount-sym is not given. */
-extern const char *const default_mcount_syms[];
+#include "site.h"
 
 struct table_bounds;
 
-struct scan_opts {
-	const char **mcount_syms;	/* NULL-terminated */
-	struct policy policy;
-	int threads;			/* 0: one per online CPU, max 8 */
+/* What a scan must do besides finding the kept sites: its caller's say. */
+struct scan_want {
 	/*
 	 * Judge every dropped site (r->dropped, the drop counts) and keep
 	 * the sorted function index (r->funcs).  Off, the scan decides
 	 * the kept sites alone, by a hash set of function entries, and
 	 * r->dropped stays empty: the same table for a fraction of the
-	 * work.  On by default.
+	 * work.
 	 */
 	bool reasons;
-	/*
-	 * Sites are the entries of the compiler's
-	 * __patchable_function_entries list, not mcount calls
-	 * (patchable.c).
-	 */
-	bool patchable;
-	/*
-	 * With patchable, the pad's geometry when given
-	 * (--patchable-entries=N,M: N nops, M of them before the entry;
-	 * pad_n 0: not given).  Each kept entry must then lie where it
-	 * puts the pad's first nop, and the byte-level audit looks for
-	 * exactly such pads.
-	 */
-	unsigned int pad_n, pad_m;
 	/* Also find each section's anchor candidate (r->anchors). */
 	bool anchors;
 	/* Also look up the table's bound symbols (check), or NULL. */
 	struct table_bounds *bounds;
 	/*
-	 * Leave the stripped-objects check (reach.h) running, on a thread
+	 * Leave the stripped-objects check (stripped.h) running, on a thread
 	 * of its own where that pays: the caller goes on (writes the
 	 * table) and must call scan_finish() before it trusts the result.
 	 */
-	bool reach_later;
+	bool stripped_later;
 };
 
-struct scan_stats {
-	size_t relsecs;		/* relocation sections read */
-	size_t relocs;		/* relocations seen */
-	size_t refs;		/* relocations naming an mcount symbol */
-	size_t calls;		/* of those, call instructions */
-	size_t verdicts[NR_VERDICTS];
-	int threads;
-	uint64_t ns_symbols;	/* function index */
-	uint64_t ns_relocs;	/* relocation scan */
-	uint64_t ns_filter;	/* filtering and sorting */
-	uint64_t ns_reach;	/* the stripped-objects check (reach.c) */
-	bool reach_threaded;	/* it ran on a thread of its own */
-};
-
-struct anchor_cands;
-struct table_bounds;
-
-struct scan_result {
-	struct site *kept;	/* sorted by address, no duplicates */
-	size_t nkept;
-	struct site *dropped;	/* sorted by address */
-	size_t ndropped;
-	struct funcs funcs;	/* empty unless explained */
-	bool explained;		/* the scan ran with reasons on */
-	/*
-	 * Without reasons: the entry-style calls in traced sections at
-	 * no function entry, their reason not worked out (reach.c).
-	 */
-	struct site *unentered;
-	size_t nunentered, capunentered;
-	/* with scan_opts.anchors: the anchor candidates (anchor.h) */
-	struct anchor_cands *anchors;
-	struct scan_stats stats;
-	struct reach *reach;	/* with scan_opts.reach_later, or NULL */
-};
-
-void scan_opts_init(struct scan_opts *o);
-void scan_opts_free(struct scan_opts *o);
+/* The scan of commands that explain what they find (sites, obj...). */
+extern const struct scan_want scan_explained;
 
 int scan_image(struct image *im, const struct scan_opts *o,
-	       struct scan_result *r);
+	       const struct scan_want *want, struct scan_result *r);
 /*
- * After scan_image() with scan_opts.reach_later: wait for the
+ * After scan_image() with scan_want.stripped_later: wait for the
  * stripped-objects check; 0 when the result stands, or -1 after its
- * error line.  Without reach_later, 0 at once.
+ * error line.  Without stripped_later, 0 at once.
  */
 int scan_finish(struct scan_result *r);
+/* Any scan_result, whoever filled it. */
 void scan_result_free(struct scan_result *r);
-
-/* A dropped record at @addr, for explaining stale table entries. */
-const struct site *scan_find_dropped(const struct scan_result *r,
-				     uint64_t addr);
 
 #endif

@@ -158,7 +158,7 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 		if ((s->sh.sh_type != SHT_RELA && s->sh.sh_type != SHT_REL) ||
 		    !(s->sh.sh_flags & SHF_ALLOC))
 			continue;
-		l = reloc_layout_of(im, s);
+		l = image_reloc_layout(im, s);
 		if (s->sh.sh_entsize != reloc_entsize(l) ||
 		    s->sh.sh_size % reloc_entsize(l))
 			return lp_error(im->path, s->name,
@@ -203,6 +203,20 @@ int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 
 	table_bounds_init(&b, start_sym, stop_sym);
 	return table_read_bounds(im, &b, t);
+}
+
+int table_read_found(struct image *im, const char *start_sym,
+		     const char *stop_sym, struct table *t)
+{
+	if (table_read(im, start_sym, stop_sym, t) < 0)
+		return -1;
+	if (t->found)
+		return 0;
+	table_free(t);
+	return lp_error(im->path, "ftrace table",
+			"not found: no " MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP
+			" or " MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
+			" symbols and no " MCOUNT_SECTION " section");
 }
 
 int table_read_bounds(struct image *im, struct table_bounds *b,
@@ -250,6 +264,110 @@ int table_read_bounds(struct image *im, struct table_bounds *b,
 		return -1;
 	}
 	return 0;
+}
+
+/* The implicit addend of a Rel entry: the entry's own bytes. */
+static int64_t rel_addend(const uint8_t *bytes, uint64_t off, unsigned int w)
+{
+	int64_t v64;
+	int32_t v32;
+
+	if (w == 8) {
+		memcpy(&v64, bytes + off, 8);
+		return v64;
+	}
+	memcpy(&v32, bytes + off, 4);
+	return v32;
+}
+
+/*
+ * The entries of @sec, @n of them: *@tp is allocated only once the
+ * section's bytes are known to be there (a corrupt size must not size
+ * an allocation), and stays NULL for an empty table and on error before
+ * the allocation.
+ */
+static int read_object_entries(struct image *im, struct section *sec,
+			       size_t n, struct place **tp)
+{
+	struct place *t;
+	unsigned int w = im->arch->addr_size;
+	struct section *rsec = image_relocs_of(im, sec);
+	const uint8_t *bytes;
+	struct relocs rel;
+	enum reloc_layout l;
+	bool *seen;
+	size_t j;
+	int ret = -1;
+
+	if (!n)
+		return 0;	/* an empty table: nothing to read */
+	if (sec->sh.sh_type == SHT_NOBITS)
+		return lp_error(im->path, sec->name,
+				"%zu entries but the section has no bytes (SHT_NOBITS)", n);
+	bytes = image_section_bytes(im, sec);
+	if (!bytes)
+		return -1;
+	t = *tp = xcalloc(n, sizeof(*t));
+	if (!rsec)
+		return n ? lp_error(im->path, sec->name,
+				    "%zu entries but no relocation section: entries of an object must be relocated",
+				    n) : 0;
+	if (image_relocs(im, rsec, &rel) < 0)
+		return -1;
+	l = rel.layout;
+	seen = xcalloc(n ? n : 1, sizeof(*seen));
+	for (j = 0; j < rel.count; j++) {
+		struct reloc r;
+		const struct symbol *s;
+		size_t k;
+
+		reloc_get(l, rel.base, j, &r);
+		k = r.offset / w;
+		if (r.offset % w || k >= n || seen[k] || r.type != im->arch->abs_reloc) {
+			lp_error(im->path, rsec->name,
+				 "entry %zu (offset 0x%llx, type %u): not one %u-byte absolute relocation per table entry",
+				 j, (unsigned long long)r.offset, r.type, w);
+			goto out_free_seen;
+		}
+		if (r.sym >= im->nsyms || im->syms[r.sym].shndx == SHN_UNDEF ||
+		    im->syms[r.sym].shndx >= im->nsecs) {
+			lp_error(im->path, rsec->name,
+				 "entry %zu: symbol %llu is not defined in a section of the object",
+				 j, (unsigned long long)r.sym);
+			goto out_free_seen;
+		}
+		s = &im->syms[r.sym];
+		seen[k] = true;
+		t[k].shndx = s->shndx;
+		t[k].off = s->value + (uint64_t)(reloc_has_addend(l) ?
+						 r.addend : rel_addend(bytes, r.offset, w));
+	}
+	for (j = 0; j < n; j++)
+		if (!seen[j]) {
+			lp_error(im->path, sec->name,
+				 "entry %zu (offset 0x%llx) has no relocation: it would hold a meaningless address",
+				 j, (unsigned long long)j * w);
+			goto out_free_seen;
+		}
+	ret = 0;
+out_free_seen:
+	free(seen);
+	return ret;
+}
+
+int table_read_object(struct image *im, struct section *sec,
+		      struct place **v, size_t *n)
+{
+	unsigned int w = im->arch->addr_size;
+
+	*v = NULL;
+	*n = 0;
+	if (sec->sh.sh_size % w)
+		return lp_error(im->path, sec->name,
+				"size 0x%llx is not a multiple of the entry size %u",
+				(unsigned long long)sec->sh.sh_size, w);
+	*n = sec->sh.sh_size / w;
+	return read_object_entries(im, sec, *n, v);
 }
 
 void table_free(struct table *t)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "site.h"
 
 struct table {
 	bool found;
@@ -62,9 +63,21 @@ static inline void table_bounds_match(struct table_bounds *b,
  */
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t);
+/* The same, and an error (-1) when the image has no table. */
+int table_read_found(struct image *im, const char *start_sym,
+		     const char *stop_sym, struct table *t);
 /* The same, with bounds made by table_bounds_init() (looked up or not). */
 int table_read_bounds(struct image *im, struct table_bounds *b,
 		      struct table *t);
 void table_free(struct table *t);
+
+/*
+ * The table of a relocatable object (a module's .ko): each entry of its
+ * table section @sec read through its relocation, symbol + addend, as
+ * a place (section, offset), in table order; *@v (NULL for no entries)
+ * is the caller's to free.
+ */
+int table_read_object(struct image *im, struct section *sec,
+		      struct place **v, size_t *n);
 
 #endif

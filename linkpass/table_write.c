@@ -19,11 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "elfwrite.h"
 #include "util.h"
 
 /* First symbol of the table object that is an anchor (after null and
- * the section symbol). */
+ * the section symbol).
+ */
 #define FIRST_ANCHOR_SYM 2
 
 /* Index of the table section in the object. */
@@ -75,7 +77,7 @@ struct table_fill {
 	uint32_t type;
 };
 
-static inline __attribute__((always_inline)) int64_t
+static __always_inline int64_t
 entry_addend(const struct table_fill *f, size_t i)
 {
 	const struct site *s = &f->sites[i];
@@ -84,7 +86,7 @@ entry_addend(const struct table_fill *f, size_t i)
 }
 
 /* One loop per relocation layout, the layout a constant in each. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 fill_relocs_l(enum reloc_layout l, const struct table_fill *f, size_t first,
 	      size_t n, void *out)
 {
@@ -101,20 +103,7 @@ static void fill_relocs(void *ctx, size_t first, size_t n, void *out)
 {
 	const struct table_fill *f = ctx;
 
-	switch (f->layout) {
-	case RELA64:
-		fill_relocs_l(RELA64, f, first, n, out);
-		break;
-	case REL64:
-		fill_relocs_l(REL64, f, first, n, out);
-		break;
-	case RELA32:
-		fill_relocs_l(RELA32, f, first, n, out);
-		break;
-	case REL32:
-		fill_relocs_l(REL32, f, first, n, out);
-		break;
-	}
+	RELOC_DISPATCH(f->layout, fill_relocs_l, f, first, n, out);
 }
 
 /* __mcount_loc: zeros (Rela), or each entry's addend (Rel). */

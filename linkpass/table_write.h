@@ -8,9 +8,10 @@
 #define LINKPASS_TABLE_WRITE_H
 
 #include "anchor.h"
+#include "compiler.h"
 #include "mcount-table.h"
 #include "image.h"
-#include "scan.h"
+#include "site.h"
 #include "util.h"
 
 /*
@@ -19,7 +20,7 @@
  * symbols, which do not keep sections alive under -z start-stop-gc.
  */
 #ifndef SHF_GNU_RETAIN
-#define SHF_GNU_RETAIN (1U << 21)
+#define SHF_GNU_RETAIN BIT(21)
 #endif
 
 /*

@@ -172,7 +172,8 @@ static int replace_target(const char *tmp, const char *target)
 	if (lstat(target, &st) == 0 && S_ISREG(st.st_mode) &&
 	    renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
 		unlink(tmp);	/* the old file; if it stays, it is a stray
-				 * temp file as a crash leaves one */
+				 * temp file as a crash leaves one
+				 */
 		return 0;
 	}
 	return rename(tmp, target);
@@ -196,7 +197,8 @@ int out_open(struct outfile *o, const char *target)
 			return 0;
 		lp_error(target, "open", "%s", strerror(errno));
 		free(o->target);
-		o->tmp = o->target = NULL;
+		o->tmp = NULL;
+		o->target = NULL;
 		return -1;
 	}
 	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
@@ -207,7 +209,8 @@ int out_open(struct outfile *o, const char *target)
 			 strerror(errno));
 		free(o->tmp);
 		free(o->target);
-		o->tmp = o->target = NULL;
+		o->tmp = NULL;
+		o->target = NULL;
 		return -1;
 	}
 	/* mkstemp makes 0600; give the file the mode a plain create would. */
@@ -228,7 +231,8 @@ int out_commit(struct outfile *o)
 	o->fd = -1;
 	if (o->direct) {
 		free(o->target);
-		o->tmp = o->target = NULL;
+		o->tmp = NULL;
+		o->target = NULL;
 		return ret;
 	}
 	if (!ret && replace_target(o->tmp, o->target) < 0)
@@ -238,7 +242,8 @@ int out_commit(struct outfile *o)
 		unlink(o->tmp);
 	free(o->tmp);
 	free(o->target);
-	o->tmp = o->target = NULL;
+	o->tmp = NULL;
+	o->target = NULL;
 	return ret;
 }
 
@@ -253,7 +258,8 @@ void out_abort(struct outfile *o)
 		free(o->tmp);
 	}
 	free(o->target);
-	o->tmp = o->target = NULL;
+	o->tmp = NULL;
+	o->target = NULL;
 	o->fd = -1;
 }
 

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compiler.h"
+
 /* Exit codes shared by every command. */
 enum {
 	EXIT_OK = 0,
@@ -25,7 +27,7 @@ enum {
  * can write "return lp_error(...)".
  */
 int lp_error(const char *file, const char *place, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__printf(3, 4);
 
 /* Same, for libelf failures: appends elf_errmsg(-1). */
 int lp_elf_error(const char *file, const char *place, const char *what);

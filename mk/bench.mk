@@ -49,6 +49,11 @@ build/bench/readrel: bench/readrel.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WFLAGS) -o $@ $<
 
+# The cost of each 5-byte entry sequence on this CPU (docs/runtime.md).
+build/bench/nopbench: bench/nopbench.c include/x86-insn.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -o $@ $<
+
 build/bench/leastwork: bench/leastwork.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WFLAGS) -pthread -o $@ $<

@@ -3,8 +3,8 @@
 # target guarantees and the figures measured with them.
 #
 #   make sanitize        linkpass with ASan+UBSan in build/asan/, and the
-#                        malformed-input, crash-safety, thread and scan
-#                        tests run against it
+#                        malformed-input, crash-safety, thread, scan and
+#                        nop tests run against it
 #   make tsan            linkpass with TSan in build/tsan/, and the
 #                        threaded-scan and stripped-objects tests
 #                        run against it
@@ -35,7 +35,7 @@ FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_HARNESSES))
 # Tests run against the sanitizer build: each takes the binary from
 # LINKPASS_BIN (hardening tests) or LINKPASS (tests/conftest.py).
 SANITIZE_TESTS ?= tests/test_malformed.py tests/test_crash_safety.py \
-		  tests/test_threads.py tests/test_scan.py
+		  tests/test_threads.py tests/test_scan.py tests/test_nop.py
 
 # Sanitizer reports must fail the run (exit status 99), leaks included.
 SAN_RUN_ENV := ASAN_OPTIONS=exitcode=99:detect_leaks=1 \

@@ -2,7 +2,7 @@
 /*
  * lptrace-data.h - the binary trace file (LPTRACE_DATA), written by the
  * runtime while the program runs (stream.c) and read by the lptrace
- * tool (lptrace-cli/data.c).  The one definition of the format.
+ * tool (lptrace/tracefile.c).  The one definition of the format.
  *
  * The file is the 8-byte magic, then records: a struct lpt_rec header
  * and `len` bytes of payload, padded to 8 bytes.  Little-endian, the

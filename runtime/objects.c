@@ -40,9 +40,7 @@
  * since every rewrite starts with a refresh.
  */
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,59 +138,18 @@ static int map_thunks(struct lpt_obj *o)
 /* The __mcount_loc section header of the file @path: 0, or -errno. */
 static int find_table(const char *path, Elf64_Shdr *table)
 {
-	Elf64_Ehdr eh;
-	Elf64_Shdr *sh = NULL;
-	char *names = NULL;
-	int fd, err = -ENOENT;
-	unsigned int i;
+	const Elf64_Shdr *sec;
+	struct lpt_elf f;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_shentsize != sizeof(*sh) || eh.e_shstrndx >= eh.e_shnum) {
-		err = -ENOEXEC;
-		goto out_close;
-	}
-	sh = calloc(eh.e_shnum, sizeof(*sh));
-	if (!sh) {
-		err = -ENOMEM;
-		goto out_close;
-	}
-	if (pread(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) !=
-	    (ssize_t)(eh.e_shnum * sizeof(*sh))) {
-		err = -ENOEXEC;
-		goto out_free_sh;
-	}
-	names = calloc(1, sh[eh.e_shstrndx].sh_size + 1);
-	if (!names) {
-		err = -ENOMEM;
-		goto out_free_sh;
-	}
-	if (pread(fd, names, sh[eh.e_shstrndx].sh_size,
-		  sh[eh.e_shstrndx].sh_offset) !=
-	    (ssize_t)sh[eh.e_shstrndx].sh_size) {
-		err = -ENOEXEC;
-		goto out_free_names;
-	}
-	for (i = 1; i < eh.e_shnum; i++) {
-		if (sh[i].sh_name < sh[eh.e_shstrndx].sh_size &&
-		    !strcmp(names + sh[i].sh_name, MCOUNT_SECTION) &&
-		    (sh[i].sh_flags & SHF_ALLOC)) {
-			*table = sh[i];
-			err = 0;
-			break;
-		}
-	}
-out_free_names:
-	free(names);
-out_free_sh:
-	free(sh);
-out_close:
-	close(fd);
-	return err;
+	err = lpt_elf_open(&f, path);
+	if (err)
+		return err;
+	sec = lpt_elf_section(&f, MCOUNT_SECTION);
+	if (sec)
+		*table = *sec;
+	lpt_elf_close(&f);
+	return sec ? 0 : -ENOENT;
 }
 
 static void extent(struct lpt_obj *o, const struct dl_phdr_info *info)

@@ -1,4 +1,5 @@
-# runtime.mk - liblptrace.a (the run-time patcher and tracer) and nopbench.
+# runtime.mk - liblptrace.a, the run-time patcher and tracer (the library
+# only: the lptrace command is lptrace/lptrace.mk, nopbench is bench's).
 #
 # Included by the top-level Makefile, after its `all:` rule so that the
 # default goal stays there:
@@ -20,14 +21,14 @@ RT_NOTRACE_FLAGS := -pg -mfentry -mrecord-mcount -mnop-mcount -finstrument-funct
 RT_CFLAGS := $(filter-out $(RT_NOTRACE_FLAGS),$(CFLAGS)) $(WFLAGS) \
 	     -std=gnu11 -D_GNU_SOURCE -fPIC -Iinclude
 
-RT_LIB_SRCS := $(filter-out runtime/nopbench.c,$(wildcard runtime/*.c))
+RT_LIB_SRCS := $(wildcard runtime/*.c)
 RT_HDRS := $(wildcard runtime/*.h include/*.h)
 RT_OBJS := $(patsubst runtime/%.c,build/runtime/%.o,$(RT_LIB_SRCS)) \
 	   build/runtime/entry.o
 
 .PHONY: runtime runtime-clean
 
-runtime: runtime/liblptrace.a runtime/nopbench runtime/lptrace-dso.o
+runtime: runtime/liblptrace.a runtime/lptrace-dso.o
 
 build/runtime/%.o: runtime/%.c $(RT_HDRS) runtime/runtime.mk
 	@mkdir -p $(dir $@)
@@ -47,24 +48,5 @@ runtime/liblptrace.a: $(RT_OBJS)
 runtime/lptrace-dso.o: runtime/dso-fentry.S runtime/runtime.mk
 	$(CC) $(RT_CFLAGS) -c $< -o $@
 
-runtime/nopbench: runtime/nopbench.c include/x86-insn.h runtime/runtime.mk
-	$(CC) $(RT_CFLAGS) -o $@ $<
-
 runtime-clean:
-	rm -rf build/runtime runtime/liblptrace.a runtime/nopbench \
-		runtime/lptrace-dso.o \
-		runtime/lptrace-cli/lptrace
-
-# lptrace, the command-line tool (runtime/lptrace-cli/): it reads the
-# trace files and writes their text and JSON through the runtime's own
-# render.c, so the formats have one writer.  libstdc++ gives it the
-# toolchain's own C++ demangler (__cxa_demangle); libelf reads the
-# image `lptrace nop-sites` rewrites.
-CLI_SRCS := $(wildcard runtime/lptrace-cli/*.c) runtime/render.c
-CLI_HDRS := $(wildcard runtime/lptrace-cli/*.h) runtime/render.h \
-	    runtime/lptrace-data.h
-
-runtime: runtime/lptrace-cli/lptrace
-
-runtime/lptrace-cli/lptrace: $(CLI_SRCS) $(CLI_HDRS) runtime/runtime.mk
-	$(CC) $(RT_CFLAGS) -o $@ $(CLI_SRCS) -lstdc++ -lelf
+	rm -rf build/runtime runtime/liblptrace.a runtime/lptrace-dso.o

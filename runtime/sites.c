@@ -44,7 +44,7 @@ struct lpt_obj *lpt_objs;
 /* The program: its sites call __fentry__ and reach the trampolines. */
 static struct lpt_obj lpt_main_obj = { .path = "" };
 
-static int table_bounds(const char **start, const char **stop)
+static int table_extent(const char **start, const char **stop)
 {
 	if (lpt_linker_start && lpt_linker_stop) {
 		*start = lpt_linker_start;
@@ -394,7 +394,7 @@ int lpt_sites_load(struct lpt_stats *st)
 	o->fentry = (uintptr_t)__fentry__;
 	o->tramp[0] = (uintptr_t)lpt_tramp5;
 	o->tramp[1] = (uintptr_t)lpt_tramp6;
-	err = table_bounds(&start, &stop);
+	err = table_extent(&start, &stop);
 	if (err)
 		return err;
 	if (!start) {

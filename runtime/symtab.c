@@ -4,20 +4,14 @@
  * with a table, from the .symtab of its file (.dynsym if stripped), for
  * globs and for output.
  *
- * A small reader of our own: the file is mapped read-only and names
- * point into that mapping, which stays for the life of the process.
- * Every offset read from the file is bounds-checked.
+ * The file is read by elfread.c, mapped read-only; names point into
+ * that mapping, which stays for the life of the process.
  */
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -48,7 +42,8 @@ static uintptr_t program_bias(void)
 	return bias;
 }
 
-static int bind_rank(unsigned char bind)
+/* Lower sorts first among aliases: global, weak, local. */
+static int alias_order(unsigned char bind)
 {
 	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 }
@@ -62,29 +57,8 @@ static int cmp_func(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
-static int in_file(uint64_t off, uint64_t len, size_t size)
-{
-	return off <= size && len <= size - off;
-}
-
-static const Elf64_Shdr *pick_symtab(const Elf64_Ehdr *eh,
-				     const Elf64_Shdr *sh)
-{
-	const Elf64_Shdr *dyn = NULL;
-	unsigned int i;
-
-	for (i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type == SHT_SYMTAB)
-			return &sh[i];
-		if (sh[i].sh_type == SHT_DYNSYM)
-			dyn = &sh[i];
-	}
-	return dyn;
-}
-
-/* Collect defined functions from @ss; returns 0 or -errno. */
-static int read_funcs(struct lpt_symtab *symtab, const char *base,
-		      size_t size, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
+/* Collect the defined functions of @f's symbol table @ss; 0 or -errno. */
+static int read_funcs(struct lpt_symtab *symtab, const struct lpt_elf *f,
 		      const Elf64_Shdr *ss, uintptr_t bias)
 {
 	const Elf64_Shdr *str;
@@ -92,15 +66,15 @@ static int read_funcs(struct lpt_symtab *symtab, const char *base,
 	const char *strtab;
 	size_t i, j, nsym;
 
-	if (ss->sh_entsize != sizeof(*sym) || ss->sh_link >= eh->e_shnum ||
-	    !in_file(ss->sh_offset, ss->sh_size, size))
+	if (ss->sh_entsize != sizeof(*sym) || ss->sh_link >= f->eh->e_shnum ||
+	    !lpt_elf_in(f, ss->sh_offset, ss->sh_size))
 		return -EINVAL;
-	str = &sh[ss->sh_link];
-	if (!in_file(str->sh_offset, str->sh_size, size) || !str->sh_size)
+	str = &f->sh[ss->sh_link];
+	if (!lpt_elf_in(f, str->sh_offset, str->sh_size) || !str->sh_size)
 		return -EINVAL;
-	sym = (const Elf64_Sym *)(base + ss->sh_offset);
+	sym = (const Elf64_Sym *)(f->base + ss->sh_offset);
 	nsym = ss->sh_size / sizeof(*sym);
-	strtab = base + str->sh_offset;
+	strtab = f->base + str->sh_offset;
 
 	symtab->v = calloc(nsym ? nsym : 1, sizeof(*symtab->v));
 	if (!symtab->v)
@@ -115,7 +89,7 @@ static int read_funcs(struct lpt_symtab *symtab, const char *base,
 		symtab->v[j].addr = sym[i].st_value + bias;
 		symtab->v[j].size = sym[i].st_size;
 		symtab->v[j].name = strtab + sym[i].st_name;
-		symtab->v[j].rank = bind_rank(ELF64_ST_BIND(sym[i].st_info));
+		symtab->v[j].rank = alias_order(ELF64_ST_BIND(sym[i].st_info));
 		j++;
 	}
 	qsort(symtab->v, j, sizeof(*symtab->v), cmp_func);
@@ -128,49 +102,19 @@ static int read_funcs(struct lpt_symtab *symtab, const char *base,
 
 static int load(struct lpt_symtab *symtab, const char *path, uintptr_t bias)
 {
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh, *ss;
-	struct stat stb;
-	char *base;
-	int fd, err;
+	const Elf64_Shdr *ss;
+	struct lpt_elf f;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &stb)) {
-		err = -errno;
-		goto out_close;
-	}
-	base = mmap(NULL, stb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (base == MAP_FAILED) {
-		err = -errno;
-		goto out_close;
-	}
-	err = -ENOEXEC;
-	eh = (const Elf64_Ehdr *)base;
-	if ((size_t)stb.st_size < sizeof(*eh) ||
-	    memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(*sh) ||
-	    !in_file(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(*sh),
-		     stb.st_size))
-		goto out_unmap;
-	sh = (const Elf64_Shdr *)(base + eh->e_shoff);
-	ss = pick_symtab(eh, sh);
-	if (!ss)
-		goto out_unmap;
-	err = read_funcs(symtab, base, stb.st_size, eh, sh, ss,
-			 eh->e_type == ET_DYN ? bias : 0);
+	err = lpt_elf_open(&f, path);
 	if (err)
-		goto out_unmap;
-	/* Names point into the mapping: it stays. */
-	close(fd);
-	return 0;
-
-out_unmap:
-	munmap(base, stb.st_size);
-out_close:
-	close(fd);
+		return err;
+	ss = lpt_elf_symtab(&f);
+	err = ss ? read_funcs(symtab, &f, ss,
+			      f.eh->e_type == ET_DYN ? bias : 0) : -ENOEXEC;
+	if (err)
+		lpt_elf_close(&f);
+	/* else names point into the mapping: it stays */
 	return err;
 }
 

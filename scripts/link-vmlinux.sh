@@ -41,11 +41,10 @@ Options:
   --max-passes N     at most N links in all (default 8; at least 2 are
                      needed unless the image has no call sites at all)
   --keep-relocs      keep the static relocations in OUTPUT
-  --nop-sites        write the runtime's NOP over every site in OUTPUT
-                     (table unchanged): a program linked with liblptrace.a
-                     then only checks its sites at start (lptrace nop-sites)
-  --lptrace PATH     the lptrace binary for --nop-sites (default: \$LPTRACE,
-                     else runtime/lptrace-cli/lptrace here, else PATH)
+  --nop-sites        write the NOP over every site in OUTPUT (linkpass nop;
+                     the table unchanged; with --keep-relocs each site's
+                     relocation becomes R_*_NONE): a program linked with
+                     liblptrace.a then only checks its sites at start
   --keep-temps       keep the temporary directory and say where it is
   --linkpass PATH    the linkpass binary (default: \$LINKPASS, else
                      linkpass/linkpass in this repository, else PATH)
@@ -130,7 +129,6 @@ run()
 max_passes=8
 keep_relocs=
 nop_sites=
-lptrace=${LPTRACE:-}
 keep_temps=
 linkpass=${LINKPASS:-}
 objcopy=${OBJCOPY:-}
@@ -160,7 +158,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 	case $opt in
 	--max-passes | --linkpass | --scan-opt | --start-sym | --stop-sym | \
-	--extra-gen | --tmpdir | --reuse-table | --objcopy | --lptrace)
+	--extra-gen | --tmpdir | --reuse-table | --objcopy)
 		if [[ -z $inline ]]; then
 			[[ $# -ge 2 ]] || usage_error "$opt: missing argument"
 			value=$2
@@ -184,7 +182,6 @@ while [[ $# -gt 0 ]]; do
 	-v | --verbose) verbose=1 ;;
 	--keep-relocs) keep_relocs=1 ;;
 	--nop-sites) nop_sites=1 ;;
-	--lptrace) lptrace=$value ;;
 	--keep-temps) keep_temps=1 ;;
 	--stats) stats=1 ;;
 	--patchable-entries)
@@ -270,22 +267,6 @@ if [[ -z $objcopy ]]; then
 fi
 command -v "$objcopy" >/dev/null 2>&1 || [[ -n $keep_relocs ]] ||
 	die 1 "$objcopy: not found (install binutils, or use --keep-relocs)"
-
-# The lptrace binary, for --nop-sites: --lptrace, $LPTRACE, this
-# repository's build, then PATH.
-if [[ -n $nop_sites ]]; then
-	if [[ -z $lptrace ]]; then
-		if [[ -x $repo_dir/runtime/lptrace-cli/lptrace ]]; then
-			lptrace=$repo_dir/runtime/lptrace-cli/lptrace
-		elif command -v lptrace >/dev/null 2>&1; then
-			lptrace=$(command -v lptrace)
-		else
-			die 1 "lptrace: not found (run make, or pass --lptrace PATH)"
-		fi
-	fi
-	command -v "$lptrace" >/dev/null 2>&1 ||
-		die 1 "$lptrace: not an executable file"
-fi
 
 # Keep relocations in the image: a linker takes --emit-relocs, a compiler
 # driver passes it on with -Wl.  --linker/--driver say which; else the
@@ -600,20 +581,28 @@ else
 		exit 1
 	fi
 fi
-# --nop-sites: the sites become NOPs in OUTPUT (each checked first, as
-# the runtime would); the table must read the same afterwards.
+# --nop-sites: the sites become NOPs in OUTPUT (linkpass nop checks
+# each first, as the runtime would, and writes nothing if one is not a
+# call to the mcount symbol); the table must read the same afterwards.
+# The mcount symbols given to scan (--scan-opt --mcount-sym) are the
+# ones nop accepts.
 if [[ -n $nop_sites ]]; then
+	nop_opts=()
+	for i in "${!scan_opts[@]}"; do
+		case ${scan_opts[i]} in
+		--mcount-sym=*) nop_opts+=("${scan_opts[i]}") ;;
+		--mcount-sym) nop_opts+=("${scan_opts[i]}=${scan_opts[i + 1]:-}") ;;
+		esac
+	done
 	progress NOP "$output"
 	lp dump "$out_tmp" "${table_opts[@]}" >"$tmp/.tmp_dump_nop_before" ||
 		die 1 "linkpass dump $output: unexpected status"
-	status=0
-	run "$lptrace" nop-sites "$out_tmp" || status=$?
-	[[ $status -eq 0 ]] ||
-		die 1 "$output: lptrace nop-sites failed with status $status"
+	lp nop "$out_tmp" "${table_opts[@]}" "${nop_opts[@]}" ||
+		die 1 "linkpass nop $output: unexpected status $?"
 	lp dump "$out_tmp" "${table_opts[@]}" >"$tmp/.tmp_dump_nop_after" ||
 		die 1 "linkpass dump $output: unexpected status"
 	cmp -s -- "$tmp/.tmp_dump_nop_before" "$tmp/.tmp_dump_nop_after" ||
-		die 1 "$output: lptrace nop-sites changed the table"
+		die 1 "$output: linkpass nop changed the table"
 fi
 chmod --reference="$image" -- "$out_tmp"
 run mv -f -- "$out_tmp" "$output"

@@ -255,7 +255,7 @@ lf:
 
 def test_bracketed_table_entry_is_not_a_reference(linkpass, tmp_path, ld):
     """The table's own entry for a dead body is stale, not evidence that
-    the body is reached (reach.c skips the bracketed range): check
+    the body is reached (stripped.c skips the bracketed range): check
     reports it and does not refuse the image as stripped."""
     image, a = build(tmp_path, ld, 1, ["f0"],
                      DEAD_BODY.format(start=lpfacts.KERNEL_START,

@@ -1,5 +1,7 @@
 # The command line: option order, usage errors and --help.
 
+import re
+
 import pytest
 
 from lptest import small_image
@@ -70,3 +72,42 @@ def test_no_arguments_prints_usage(linkpass):
     proc = linkpass.run(check=False)
     assert proc.returncode == 2
     assert proc.stderr.startswith("usage: linkpass scan")
+
+
+# A value each option's argument can take, by its name in the usage.
+SAMPLE_ARG = {"FILE": "out.o", "elf|asm": "elf", "SYM|auto": "auto",
+              "NAME": "__fentry__", "GLOB,...": ".text", "GLOB": ".text",
+              "N": "1", "S": "__start_mcount_loc", "call|nop|any": "any"}
+
+
+def usage_options(linkpass):
+    """[(spelling with an argument, [commands])] from `linkpass --help`:
+    the option table's lines."""
+    out = linkpass.run("--help").stdout
+    opts = []
+    for m in re.finditer(r"^  (?:-\w, )?(--[\w-]+)(=\S+|\[=\S+\])?\s.*?"
+                         r"(?:\[([a-z, ]+)\])?$", out, re.M):
+        name, arg, cmds = m.groups()
+        if name == "--help":
+            continue
+        if arg and not arg.startswith("["):
+            name += "=" + SAMPLE_ARG[arg[1:]]
+        opts.append((name, cmds.split(", ")))
+    return opts
+
+
+def test_each_command_takes_the_options_its_usage_lists(linkpass, tmp_path):
+    """The usage, the parser and the commands' validity come from one
+    table: an option the usage lists for a command is parsed by it, and
+    every other command refuses it as unrecognized."""
+    opts = usage_options(linkpass)
+    assert len(opts) >= 19, opts
+    commands = ["scan", "check", "dump", "sites", "obj", "nop"]
+    for opt, cmds in opts:
+        assert cmds and set(cmds) <= set(commands), (opt, cmds)
+        for cmd in commands:
+            extra = ["-o", "out.o"] if cmd == "scan" else []
+            proc = linkpass.run(cmd, opt, "missing.o", *extra, check=False,
+                                cwd=tmp_path)
+            refused = f"linkpass: {cmd}: unrecognized option '{opt}'" in proc.stderr
+            assert refused == (cmd not in cmds), (cmd, opt, proc.stderr)

@@ -117,7 +117,7 @@ def test_same_program_with_local_symbols_is_scanned(linkpass, tmp_path, objs):
 
 
 # ---------------------------------------------------------------------------
-# Objects stripped with strip -x before the link (linkpass/reach.c).  crt1
+# Objects stripped with strip -x before the link (linkpass/stripped.c).  crt1
 # and crtbegin still bring local function symbols, so the image as a whole
 # does not look stripped; a stripped static function's call lies in no
 # function symbol, like an overridden weak function's dead body.  What

@@ -1,5 +1,5 @@
 """Tests of the tracer's recording modes and of the lptrace tool
-(runtime/lptrace-cli/): stream files, function-graph mode and its
+(lptrace/): stream files, function-graph mode and its
 filters, fatal-signal dumps, report/graph/dump, and errors on files
 that are not whole or not ours.
 

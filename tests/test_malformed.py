@@ -219,15 +219,16 @@ def test_regression_input(path, tmp_path):
     """Inputs that once crashed or hung linkpass (found by fuzzing): every
     command ends with 0, 1 or one error line, and nothing else; scan and
     check also with -j3 and with --patchable-entries, as
-    fuzz/fuzz_image.c runs them (threads at any size)."""
+    fuzz/fuzz_image.c runs them (threads at any size); nop too, on a
+    copy (fuzz/fuzz_obj.c runs it after obj)."""
     runs = [(cmd, []) for cmd in malform.COMMANDS]
     runs += [("scan", ["-j3"]), ("check", ["-j3"]),
              ("scan", ["--patchable-entries"]),
-             ("check", ["--patchable-entries"])]
+             ("check", ["--patchable-entries"]), ("nop", [])]
     for k, (cmd, opts) in enumerate(runs):
         out = tmp_path / f"{cmd}{k}.o"  # one output a run
         target = path
-        if cmd == "obj":  # rewrites its input: never the kept file
+        if cmd in ("obj", "nop"):  # rewrite their input: never the kept file
             target = tmp_path / "copy.o"
             target.write_bytes(path.read_bytes())
         args = [cmd, target, *opts] + (["-o", out] if cmd == "scan" else [])

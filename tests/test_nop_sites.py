@@ -1,7 +1,8 @@
-"""scripts/link-vmlinux.sh --nop-sites (lptrace nop-sites): the sites of
-the final image are NOPs at link time, for gcc and clang, with the table
+"""scripts/link-vmlinux.sh --nop-sites (linkpass nop): the sites of the
+final image are NOPs at link time, for gcc and clang, with the table
 unchanged; the runtime then only checks them at start, and copies no
-text page until tracing is first enabled.
+text page until tracing is first enabled.  (linkpass nop on its own,
+images with relocations and .ko-like objects: tests/test_nop.py.)
 
 Truths used: the sites objdump finds in the image linked without the
 option (lptest.ground_truth), the bytes at those addresses read by the
@@ -14,7 +15,7 @@ import re
 import pytest
 
 import lptest
-from test_runtime import (LPTRACE, NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
+from test_runtime import (NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
                           entries, key_values, read_trace, run, runtime_lib)
 
 LINK = REPO / "scripts" / "link-vmlinux.sh"
@@ -29,7 +30,7 @@ def build(tmp_path, linkpass, cc, ld, pie, nop, name="nopstart"):
     run([cc, "-O2", pic, "-pg", "-mfentry", f"-I{RUNTIME}", f"-I{PROGS}",
          "-c", PROGS / f"{name}.c", "-o", obj])
     exe = tmp_path / (name + (".nop" if nop else ".plain"))
-    opts = ["--nop-sites", "--lptrace", LPTRACE] if nop else []
+    opts = ["--nop-sites"] if nop else []
     proc = run([LINK, "--linkpass", linkpass.path, *opts, exe, "--", cc,
                 "-pie" if pie else "-no-pie", f"-fuse-ld={ld}", obj,
                 RUNTIME / "liblptrace.a", "-lpthread"], cwd=tmp_path)
@@ -114,6 +115,7 @@ def test_nop_sites_refuses_unexpected_bytes(tmp_path, linkpass, runtime_lib):
     plain, _ = build(tmp_path, linkpass, "gcc", "bfd", False, nop=False)
     truth = lptest.ground_truth(plain)
     addr = next(a for a, (name, _) in truth.items() if name == "work")
+    entry = linkpass.dump(plain).index(addr)
     # the file offset of the site, by the section headers
     data = bytearray(plain.read_bytes())
     before = lptest.read_bytes(plain, addr, 5)
@@ -122,17 +124,20 @@ def test_nop_sites_refuses_unexpected_bytes(tmp_path, linkpass, runtime_lib):
     data[off:off + 5] = b"\x90" * 5
     bad = tmp_path / "bad"
     bad.write_bytes(bytes(data))
-    proc = run([LPTRACE, "nop-sites", bad], check=False)
-    assert proc.returncode == 1
-    assert re.search(rf"^lptrace: {re.escape(str(bad))}: site {addr:#x} \(work\+0x0\): "
-                     r"holds 90 90 90 90 90 \S\S, expected call __fentry__; image not written$",
-                     proc.stderr, re.M), proc.stderr
+    proc = linkpass.run("nop", bad, check=False)
+    assert proc.returncode == 2
+    assert re.fullmatch(rf"linkpass: {re.escape(str(bad))}: __mcount_loc entry {entry}: "
+                        rf"{addr:#x} \(work\+0x0 \.text\), holding 90 90 90 90 90 \S\S, "
+                        r"is neither a call to an mcount symbol nor the NOP; "
+                        r"nothing written\n", proc.stderr), proc.stderr
     assert bad.read_bytes() == bytes(data)
     # and an untouched copy is rewritten, then found already done
     good = tmp_path / "good"
     good.write_bytes(plain.read_bytes())
-    out = run([LPTRACE, "nop-sites", "-v", good]).stdout
+    out = linkpass.run("nop", "--stats", good).stdout
     n = len(truth)
-    assert out == f"lptrace: {good}: {n} sites: {n} nopped, 0 already nop\n"
-    out = run([LPTRACE, "nop-sites", "-v", good]).stdout
-    assert out == f"lptrace: {good}: {n} sites: 0 nopped, {n} already nop\n"
+    assert out == (f"linkpass nop {good}: {n} sites NOP'd, 0 already NOPs, "
+                   "0 zero entries skipped, 0 relocations made NONE\n")
+    out = linkpass.run("nop", "--stats", good).stdout
+    assert out == (f"linkpass nop {good}: 0 sites NOP'd, {n} already NOPs, "
+                   "0 zero entries skipped, 0 relocations made NONE\n")

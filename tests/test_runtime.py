@@ -32,8 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 RUNTIME = REPO / "runtime"
 PROGS = Path(__file__).resolve().parent / "runtime"
 LIB = RUNTIME / "liblptrace.a"
-NOPBENCH = RUNTIME / "nopbench"
-LPTRACE = RUNTIME / "lptrace-cli" / "lptrace"
+NOPBENCH = REPO / "build" / "bench" / "nopbench"
+LPTRACE = REPO / "lptrace" / "lptrace"
 
 
 
@@ -71,12 +71,12 @@ describe = lptest.describe
 
 @pytest.fixture(scope="session")
 def runtime_lib():
-    """liblptrace.a and nopbench, built once per session."""
+    """liblptrace.a, lptrace and nopbench, built once per session."""
     if not shutil.which("make"):
         pytest.skip("not installed: make")
-    proc = subprocess.run(["make", "-s", "-C", str(REPO), "-f",
-                           "runtime/runtime.mk", "runtime/liblptrace.a",
-                           "runtime/nopbench", "runtime/lptrace-cli/lptrace"],
+    proc = subprocess.run(["make", "-s", "-C", str(REPO),
+                           "runtime/liblptrace.a", "build/bench/nopbench",
+                           "lptrace/lptrace"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail("building runtime failed:\n" + describe(proc))

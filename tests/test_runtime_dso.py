@@ -18,7 +18,7 @@ import pytest
 
 import lptest
 from test_lptrace import report
-from test_runtime import (LPTRACE, NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
+from test_runtime import (NOP5, NOP6, PROGS, REPO, RUNTIME,  # noqa: F401
                           describe, is_call, is_nop, key_values, read_trace,
                           run, runtime_lib, table_entries)
 
@@ -65,7 +65,7 @@ def build_main(tmp_path, cc, ld, linkpass, name, extra=(), nop=False):
 
 def nop_sites(nop):
     """link-vmlinux.sh's options for an image whose sites are NOPs."""
-    return ["--nop-sites", "--lptrace", LPTRACE] if nop else []
+    return ["--nop-sites"] if nop else []
 
 
 def lines(prefix, stdout):

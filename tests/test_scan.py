@@ -956,7 +956,7 @@ def test_gcc_record_mcount_oracle(linkpass, tmp_path, ld, opt, mode):
     # Objects stripped before the link: crt1/crtbegin still bring local
     # function symbols, so "the image has no local function symbol" does
     # not fire; the stripped static function is refused because its
-    # entry is called (linkpass/reach.c).
+    # entry is called (linkpass/stripped.c).
     "strip -x"])
 def test_discarded_local_symbols_refused(linkpass, tmp_path, how):
     """Linked with -x (or objects stripped with strip -x), static

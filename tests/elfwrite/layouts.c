@@ -62,7 +62,7 @@ static int check(const char *path, const struct arch *a)
 		image_close(&im);
 		return 1;
 	}
-	l = reloc_layout_of(&im, rsec);
+	l = rel.layout;
 	bytes = image_section_bytes(&im, tsec);
 	for (i = 0; i < NSITES; i++) {
 		const struct symbol *want = &anchors_v[sites[i].shndx - 1];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Is a function entry without a symbol reached?
+ * The stripped-objects check: is a function entry without a symbol
+ * reached?
  *
  * The scan drops a call to the mcount symbol that lies in no function
  * symbol: in a linked image that is an overridden weak function's dead
@@ -39,13 +40,15 @@
  * body runs to the next candidate entry, the next function symbol or
  * the section's end, whichever comes first.
  */
+#include "stripped.h"
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "reach.h"
+#include "compiler.h"
 #include "mcount-table.h"
 #include "relocs.h"
 #include "util.h"
@@ -54,7 +57,7 @@
  * A piece of find_refs(): relocations [from, to) of @rs, or the bytes
  * [from, to) of code section @sec (whose branches may end past @to).
  */
-struct reach_item {
+struct work_item {
 	const struct relocs *rs;	/* NULL: bytes of @sec */
 	const struct section *sec;
 	uint64_t from, to;
@@ -69,9 +72,11 @@ struct reach_item {
 struct cand {
 	uint64_t entry;		/* address of the entry */
 	uint64_t end;		/* the next candidate's entry or the
-				 * section's end */
+				 * section's end
+				 */
 	uint64_t far_self;	/* the farthest reference from inside
-				 * [entry, end); 0: none */
+				 * [entry, end); 0: none
+				 */
 	uint32_t shndx;
 	bool reached;
 };
@@ -84,7 +89,7 @@ struct cand {
 #define BUCKET_SHIFT	4
 #define BUCKETS_MAX	((uint64_t)1 << 28)	/* 32 MiB of bits at most */
 
-struct reach {
+struct stripped_check {
 	struct image *im;
 	/*
 	 * The decoded symbols when find_refs() started, or NULL: read in
@@ -100,7 +105,7 @@ struct reach {
 	 * find_refs()'s work in pieces that the check's thread and the
 	 * caller, once it waits, take in turn (next_item, atomic).
 	 */
-	struct reach_item *items;
+	struct work_item *items;
 	size_t nitems, next_item;
 	uint8_t kinds[KIND_CACHE];	/* reloc_ref() of the small types */
 	struct cand *v;
@@ -118,14 +123,14 @@ struct reach {
 	 * reach nothing.  Empty when there is none.
 	 */
 	uint64_t table_lo, table_hi;
-	/* find_refs() on a thread of its own (reach_start()) */
+	/* find_refs() on a thread of its own (stripped_start()) */
 	bool threaded;
 	pthread_t tid;
-	uint64_t ns_start;	/* reach_start()'s own time */
+	uint64_t ns_start;	/* stripped_start()'s own time */
 	uint64_t ns_find;	/* find_refs()'s, on whichever thread */
 };
 
-void reach_note(struct scan_result *r, const struct site *s)
+void stripped_note(struct scan_result *r, const struct site *s)
 {
 	if (r->nunentered == r->capunentered) {
 		r->capunentered = r->capunentered ? 2 * r->capunentered : 16;
@@ -143,13 +148,13 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* The first candidate whose entry is >= @addr (n when none). */
-static size_t lower_bound(const struct reach *rc, uint64_t addr)
+static size_t lower_bound(const struct stripped_check *sc, uint64_t addr)
 {
-	size_t lo = 0, hi = rc->n, mid;
+	size_t lo = 0, hi = sc->n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (rc->v[mid].entry < addr)
+		if (sc->v[mid].entry < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -169,29 +174,28 @@ static void store_max(uint64_t *p, uint64_t v)
 }
 
 /* @place refers to @addr: mark the candidate entered there, if any. */
-static inline void reaches(struct reach *rc, uint64_t place, uint64_t addr)
+static inline void reaches(struct stripped_check *sc, uint64_t place, uint64_t addr)
 {
 	size_t i;
 
-	if (!branch_wanted(&rc->filter, addr))
+	if (!branch_wanted(&sc->filter, addr))
 		return;
-	i = lower_bound(rc, addr);
-	if (i >= rc->n || rc->v[i].entry != addr)
+	i = lower_bound(sc, addr);
+	if (i >= sc->n || sc->v[i].entry != addr)
 		return;
-	if (place >= rc->table_lo && place < rc->table_hi)
+	if (place >= sc->table_lo && place < sc->table_hi)
 		return;		/* a table entry, not a reference */
 	/* rare, and both threads may get here: atomic stores */
-	if (place < addr || place >= rc->v[i].end)
-		__atomic_store_n(&rc->v[i].reached, true, __ATOMIC_RELAXED);
-	else
-		store_max(&rc->v[i].far_self, place);	/* resolve_symbols()
-							 * decides */
+	if (place < addr || place >= sc->v[i].end)
+		__atomic_store_n(&sc->v[i].reached, true, __ATOMIC_RELAXED);
+	else	/* from inside its body: resolve_symbols() decides */
+		store_max(&sc->v[i].far_self, place);
 }
 
 /* The sites to look at: entry-style calls in no function symbol. */
-static void add_site(struct reach *rc, const struct site *s)
+static void add_site(struct stripped_check *sc, const struct site *s)
 {
-	struct image *im = rc->im;
+	struct image *im = sc->im;
 	const struct section *sec;
 	struct cand *c;
 	uint64_t off;
@@ -203,7 +207,7 @@ static void add_site(struct reach *rc, const struct site *s)
 	    s->addr - sec->sh.sh_addr > sec->sh.sh_size)
 		return;
 	off = s->addr - sec->sh.sh_addr;
-	c = &rc->v[rc->n++];
+	c = &sc->v[sc->n++];
 	memset(c, 0, sizeof(*c));
 	c->shndx = s->shndx;
 	c->entry = s->addr;
@@ -214,31 +218,31 @@ static void add_site(struct reach *rc, const struct site *s)
 	c->end = sec->sh.sh_addr + sec->sh.sh_size;
 }
 
-static void gather(struct reach *rc, const struct scan_result *r)
+static void gather(struct stripped_check *sc, const struct scan_result *r)
 {
 	const struct site *v = r->explained ? r->dropped : r->unentered;
 	size_t n = r->explained ? r->ndropped : r->nunentered, i, k;
 
-	rc->v = xmalloc((n ? n : 1) * sizeof(*rc->v));
+	sc->v = xmalloc((n ? n : 1) * sizeof(*sc->v));
 	for (i = 0; i < n; i++)
 		if (!r->explained || v[i].verdict == DROP_DEAD_BODY ||
 		    v[i].verdict == DROP_NO_FUNC)
-			add_site(rc, &v[i]);
+			add_site(sc, &v[i]);
 	/* the scan hands them over in address order, as a rule */
-	for (i = 1; i < rc->n; i++)
-		if (rc->v[i - 1].entry > rc->v[i].entry)
+	for (i = 1; i < sc->n; i++)
+		if (sc->v[i - 1].entry > sc->v[i].entry)
 			break;
-	if (i < rc->n)
-		qsort(rc->v, rc->n, sizeof(*rc->v), cmp_entry);
+	if (i < sc->n)
+		qsort(sc->v, sc->n, sizeof(*sc->v), cmp_entry);
 	/* one per entry; a body ends where the next one starts */
-	for (i = k = 0; i < rc->n; i++) {
-		if (k && rc->v[k - 1].entry == rc->v[i].entry)
+	for (i = k = 0; i < sc->n; i++) {
+		if (k && sc->v[k - 1].entry == sc->v[i].entry)
 			continue;
-		if (k && rc->v[k - 1].shndx == rc->v[i].shndx)
-			rc->v[k - 1].end = rc->v[i].entry;
-		rc->v[k++] = rc->v[i];
+		if (k && sc->v[k - 1].shndx == sc->v[i].shndx)
+			sc->v[k - 1].end = sc->v[i].entry;
+		sc->v[k++] = sc->v[i];
 	}
-	rc->n = k;
+	sc->n = k;
 }
 
 /*
@@ -251,23 +255,23 @@ static void gather(struct reach *rc, const struct scan_result *r)
  * function).  Coverage is counted over index ranges, so a malformed
  * image with many huge symbols costs n log n, not n * m.
  */
-static void resolve_symbols(struct reach *rc)
+static void resolve_symbols(struct stripped_check *sc)
 {
 	const struct symbol *sym;
-	long *cover = xcalloc(rc->n + 1, sizeof(*cover));
+	long *cover = xcalloc(sc->n + 1, sizeof(*cover));
 	uint64_t last;
 	size_t i, a, b;
 	long depth = 0;
 	struct cand *c;
 
-	for (i = 0; i < rc->im->nsyms; i++) {
-		sym = &rc->im->syms[i];
+	for (i = 0; i < sc->im->nsyms; i++) {
+		sym = &sc->im->syms[i];
 		if ((sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) ||
-		    sym->shndx == SHN_UNDEF || sym->shndx >= rc->im->nsecs)
+		    sym->shndx == SHN_UNDEF || sym->shndx >= sc->im->nsecs)
 			continue;
-		a = lower_bound(rc, sym->value);
+		a = lower_bound(sc, sym->value);
 		if (a > 0) {
-			c = &rc->v[a - 1];
+			c = &sc->v[a - 1];
 			if (c->shndx == sym->shndx && sym->value > c->entry &&
 			    c->far_self >= sym->value)
 				c->reached = true;
@@ -276,36 +280,36 @@ static void resolve_symbols(struct reach *rc)
 			continue;
 		last = sym->size - 1 > UINT64_MAX - sym->value ?
 		       UINT64_MAX : sym->value + (sym->size - 1);
-		b = last == UINT64_MAX ? rc->n : lower_bound(rc, last + 1);
+		b = last == UINT64_MAX ? sc->n : lower_bound(sc, last + 1);
 		cover[a]++;
 		cover[b]--;
 	}
-	for (i = 0; i < rc->n; i++) {
+	for (i = 0; i < sc->n; i++) {
 		depth += cover[i];
 		if (depth > 0)
-			rc->v[i].reached = false;	/* not a candidate */
+			sc->v[i].reached = false;	/* not a candidate */
 	}
 	free(cover);
 }
 
-/* The filter of candidate entries; rc->n > 0, rc->v sorted. */
-static void make_filter(struct reach *rc)
+/* The filter of candidate entries; sc->n > 0, sc->v sorted. */
+static void make_filter(struct stripped_check *sc)
 {
 	uint64_t n, b, *bucket;
 	size_t i;
 
-	rc->filter.lo = rc->v[0].entry;
-	rc->filter.hi = rc->v[rc->n - 1].entry;
-	rc->filter.shift = BUCKET_SHIFT;
-	n = ((rc->filter.hi - rc->filter.lo) >> BUCKET_SHIFT) + 1;
+	sc->filter.lo = sc->v[0].entry;
+	sc->filter.hi = sc->v[sc->n - 1].entry;
+	sc->filter.shift = BUCKET_SHIFT;
+	n = ((sc->filter.hi - sc->filter.lo) >> BUCKET_SHIFT) + 1;
 	if (n > BUCKETS_MAX)
 		return;
 	bucket = xcalloc((size_t)(n + 63) / 64, sizeof(*bucket));
-	for (i = 0; i < rc->n; i++) {
-		b = (rc->v[i].entry - rc->filter.lo) >> BUCKET_SHIFT;
+	for (i = 0; i < sc->n; i++) {
+		b = (sc->v[i].entry - sc->filter.lo) >> BUCKET_SHIFT;
 		bucket[b / 64] |= 1ULL << (b % 64);
 	}
-	rc->filter.bucket = bucket;
+	sc->filter.bucket = bucket;
 }
 
 /*
@@ -325,7 +329,7 @@ static bool pcrel_table(const char *name)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(name, names[i]))
 			return true;
 	return false;
@@ -355,14 +359,14 @@ static bool refs_section(const struct image *im, const struct section *rsec)
  * Symbol @i's value: the decoded copy when there is one, else read in
  * place (st_value needs no check; the scan has read every symbol).
  */
-static inline uint64_t sym_value(const struct reach *rc, size_t i)
+static inline uint64_t sym_value(const struct stripped_check *sc, size_t i)
 {
-	const struct sym_input *in = &rc->im->symin;
+	const struct sym_input *in = &sc->im->symin;
 	Elf64_Addr v64;
 	Elf32_Addr v32;
 
-	if (rc->syms)
-		return rc->syms[i].value;
+	if (sc->syms)
+		return sc->syms[i].value;
 	if (in->is64) {
 		memcpy(&v64, in->syms + i * sizeof(Elf64_Sym) +
 		       offsetof(Elf64_Sym, st_value), sizeof(v64));
@@ -374,12 +378,12 @@ static inline uint64_t sym_value(const struct reach *rc, size_t i)
 }
 
 /* The address relocation @rel refers to, or false. */
-static inline __attribute__((always_inline)) bool
-ref_target(const struct reach *rc, enum reloc_layout l,
+static __always_inline bool
+ref_target(const struct stripped_check *sc, enum reloc_layout l,
 	   const struct section *t, const uint8_t *kinds,
 	   const struct reloc *rel, uint64_t *addr)
 {
-	const struct image *im = rc->im;
+	const struct image *im = sc->im;
 	enum ref_kind kind = rel->type < KIND_CACHE ? kinds[rel->type] :
 			     im->arch->reloc_ref(rel->type);
 	bool code = t->sh.sh_flags & SHF_EXECINSTR;
@@ -391,7 +395,7 @@ ref_target(const struct reach *rc, enum reloc_layout l,
 	if (reloc_has_addend(l)) {
 		if (rel->sym >= im->nsyms)
 			return false;
-		*addr = sym_value(rc, rel->sym) + (uint64_t)rel->addend;
+		*addr = sym_value(sc, rel->sym) + (uint64_t)rel->addend;
 	} else {
 		/* Rel: the addend is gone; the linked field holds the value */
 		if (!t->bytes || rel->offset < t->sh.sh_addr ||
@@ -407,8 +411,8 @@ ref_target(const struct reach *rc, enum reloc_layout l,
 }
 
 /* One loop per layout (see relocs.h); @l is a constant in each copy. */
-static inline __attribute__((always_inline)) void
-refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
+static __always_inline void
+refs_in(enum reloc_layout l, struct stripped_check *sc, const struct relocs *rs,
 	uint64_t from, uint64_t to)
 {
 	struct reloc rel;
@@ -417,10 +421,10 @@ refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
 
 	for (j = from; j < to; j++) {
 		reloc_get(l, rs->base, j, &rel);
-		if (rel.sym >= rc->first_global)
+		if (rel.sym >= sc->first_global)
 			continue;	/* names a global: see the top */
-		if (ref_target(rc, l, rs->target, rc->kinds, &rel, &addr))
-			reaches(rc, rel.offset, addr);
+		if (ref_target(sc, l, rs->target, sc->kinds, &rel, &addr))
+			reaches(sc, rel.offset, addr);
 	}
 }
 
@@ -430,73 +434,61 @@ refs_in(struct reach *rc, enum reloc_layout l, const struct relocs *rs,
  * image_section_bytes() fill the image's caches and call libelf, which
  * is not for two threads at once.  find_refs() then only reads.
  */
-static int load_refs(struct reach *rc)
+static int load_refs(struct stripped_check *sc)
 {
-	struct image *im = rc->im;
+	struct image *im = sc->im;
 	struct relocs *rs;
 	size_t i;
 
-	rc->refs = xcalloc(im->nsecs ? im->nsecs : 1, sizeof(*rc->refs));
+	sc->refs = xcalloc(im->nsecs ? im->nsecs : 1, sizeof(*sc->refs));
 	for (i = 1; i < im->nsecs; i++) {
 		if (!refs_section(im, &im->secs[i]))
 			continue;
-		rs = &rc->refs[rc->nrefs];
+		rs = &sc->refs[sc->nrefs];
 		if (image_relocs(im, &im->secs[i], rs) < 0)
 			return -1;
 		/* Rel: the addends are in the bytes; a section of size 0
-		 * has none, and its relocations reach nothing (ref_target) */
-		if (!reloc_has_addend(reloc_layout_of(im, rs->rsec)) &&
+		 * has none, and its relocations reach nothing (ref_target)
+		 */
+		if (!reloc_has_addend(rs->layout) &&
 		    !image_section_bytes(im, rs->target))
 			return -1;
-		rc->nrefs += rs->count > 0;
+		sc->nrefs += rs->count > 0;
 	}
 	return 0;
 }
 
 /* Relocations [@from, @to) of @rs. */
-static void scan_relocs(struct reach *rc, const struct relocs *rs,
+static void scan_relocs(struct stripped_check *sc, const struct relocs *rs,
 			uint64_t from, uint64_t to)
 {
-	switch (reloc_layout_of(rc->im, rs->rsec)) {
-	case RELA64:
-		refs_in(rc, RELA64, rs, from, to);
-		break;
-	case REL64:
-		refs_in(rc, REL64, rs, from, to);
-		break;
-	case RELA32:
-		refs_in(rc, RELA32, rs, from, to);
-		break;
-	default:
-		refs_in(rc, REL32, rs, from, to);
-		break;
-	}
+	RELOC_DISPATCH(rs->layout, refs_in, sc, rs, from, to);
 }
 
 /*
  * Direct branches that start at bytes [@from, @to) of @sec; the last
  * ones may end past @to, so the scan sees a few bytes more.
  */
-static void scan_branches(struct reach *rc, const struct section *sec,
+static void scan_branches(struct stripped_check *sc, const struct section *sec,
 			  uint64_t from, uint64_t to)
 {
-	const struct arch *a = rc->im->arch;
+	const struct arch *a = sc->im->arch;
 	uint64_t p, target, size = sec->sh.sh_size;
 
 	if (size - to > ARCH_BRANCH_MAX)
 		size = to + ARCH_BRANCH_MAX;
 	for (p = from; (p = a->next_branch(sec->bytes, size, p, sec->sh.sh_addr,
-					   &rc->filter, &target)) < to; p++)
-		reaches(rc, sec->sh.sh_addr + p, target);
+					   &sc->filter, &target)) < to; p++)
+		reaches(sc, sec->sh.sh_addr + p, target);
 }
 
-static void add_item(struct reach *rc, const struct relocs *rs,
+static void add_item(struct stripped_check *sc, const struct relocs *rs,
 		     const struct section *sec, uint64_t n, uint64_t piece)
 {
 	uint64_t from;
 
 	for (from = 0; from < n; from += piece)
-		rc->items[rc->nitems++] = (struct reach_item){
+		sc->items[sc->nitems++] = (struct work_item){
 			rs, sec, from, n - from > piece ? from + piece : n,
 		};
 }
@@ -505,52 +497,52 @@ static void add_item(struct reach *rc, const struct relocs *rs,
  * Cut the work into pieces: the relocation sections, then the code of
  * the sections that hold candidates (one at a time: they are sorted).
  */
-static void make_items(struct reach *rc)
+static void make_items(struct stripped_check *sc)
 {
 	const struct section *sec;
 	size_t n = 0, i;
 
-	for (i = 0; i < rc->nrefs; i++)
-		n += rc->refs[i].count / ITEM_RELOCS + 1;
-	for (i = 0; i < rc->n; i++)
-		if (!i || rc->v[i - 1].shndx != rc->v[i].shndx)
-			n += rc->im->secs[rc->v[i].shndx].sh.sh_size /
+	for (i = 0; i < sc->nrefs; i++)
+		n += sc->refs[i].count / ITEM_RELOCS + 1;
+	for (i = 0; i < sc->n; i++)
+		if (!i || sc->v[i - 1].shndx != sc->v[i].shndx)
+			n += sc->im->secs[sc->v[i].shndx].sh.sh_size /
 			     ITEM_BYTES + 1;
-	rc->items = xmalloc((n ? n : 1) * sizeof(*rc->items));
-	for (i = 0; i < rc->nrefs; i++)
-		add_item(rc, &rc->refs[i], NULL, rc->refs[i].count,
+	sc->items = xmalloc((n ? n : 1) * sizeof(*sc->items));
+	for (i = 0; i < sc->nrefs; i++)
+		add_item(sc, &sc->refs[i], NULL, sc->refs[i].count,
 			 ITEM_RELOCS);
-	for (i = 0; i < rc->n; i++) {
-		if (i && rc->v[i - 1].shndx == rc->v[i].shndx)
+	for (i = 0; i < sc->n; i++) {
+		if (i && sc->v[i - 1].shndx == sc->v[i].shndx)
 			continue;
-		sec = &rc->im->secs[rc->v[i].shndx];
-		add_item(rc, NULL, sec, sec->sh.sh_size, ITEM_BYTES);
+		sec = &sc->im->secs[sc->v[i].shndx];
+		add_item(sc, NULL, sec, sec->sh.sh_size, ITEM_BYTES);
 	}
 }
 
-static int refuse(struct reach *rc)
+static int refuse(struct stripped_check *sc)
 {
 	struct section *sec = NULL;
 	const struct cand *first = NULL;
 	char place[160];
 	size_t i, n = 0;
 
-	for (i = 0; i < rc->n && !n; i++)
-		n = rc->v[i].reached || rc->v[i].far_self;
+	for (i = 0; i < sc->n && !n; i++)
+		n = sc->v[i].reached || sc->v[i].far_self;
 	if (!n)
 		return 0;
-	resolve_symbols(rc);
+	resolve_symbols(sc);
 	n = 0;
-	for (i = 0; i < rc->n; i++)
-		if (rc->v[i].reached && !n++)
-			first = &rc->v[i];
+	for (i = 0; i < sc->n; i++)
+		if (sc->v[i].reached && !n++)
+			first = &sc->v[i];
 	if (!n)
 		return 0;
-	sec = &rc->im->secs[first->shndx];
+	sec = &sc->im->secs[first->shndx];
 	snprintf(place, sizeof(place), "%s+0x%llx (0x%llx)", sec->name,
 		 (unsigned long long)(first->entry - sec->sh.sh_addr),
 		 (unsigned long long)first->entry);
-	return lp_error(rc->im->path, place,
+	return lp_error(sc->im->path, place,
 			"%zu function entr%s in no function symbol %s called or referenced, so %s mcount call%s would be dropped as dead code: local symbols were discarded from %s object%s (strip -x?); link objects that keep local symbols",
 			n, n == 1 ? "y" : "ies", n == 1 ? "is" : "are",
 			n == 1 ? "its" : "their", n == 1 ? "" : "s",
@@ -558,7 +550,7 @@ static int refuse(struct reach *rc)
 }
 
 /* The bracketed table's range, kernel bounds first (see mcount-table.h). */
-static void table_bounds(struct reach *rc)
+static void bracketed_table(struct stripped_check *sc)
 {
 	static const char *const pairs[][2] = {
 		{ MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP },
@@ -567,12 +559,12 @@ static void table_bounds(struct reach *rc)
 	const struct symbol *lo, *hi;
 	size_t j;
 
-	for (j = 0; j < sizeof(pairs) / sizeof(pairs[0]); j++) {
-		lo = image_find_symbol(rc->im, pairs[j][0]);
-		hi = image_find_symbol(rc->im, pairs[j][1]);
+	for (j = 0; j < ARRAY_SIZE(pairs); j++) {
+		lo = image_find_symbol(sc->im, pairs[j][0]);
+		hi = image_find_symbol(sc->im, pairs[j][1]);
 		if (lo && hi && lo->value < hi->value) {
-			rc->table_lo = lo->value;
-			rc->table_hi = hi->value;
+			sc->table_lo = lo->value;
+			sc->table_hi = hi->value;
 			return;
 		}
 	}
@@ -584,39 +576,39 @@ static void table_bounds(struct reach *rc)
  * for it, by the caller: no lock, since each piece is taken once and
  * reaches() stores atomically.
  */
-static void find_refs(struct reach *rc)
+static void find_refs(struct stripped_check *sc)
 {
-	const struct reach_item *it;
+	const struct work_item *it;
 	size_t i;
 
-	while ((i = __atomic_fetch_add(&rc->next_item, 1, __ATOMIC_RELAXED)) <
-	       rc->nitems) {
-		it = &rc->items[i];
+	while ((i = __atomic_fetch_add(&sc->next_item, 1, __ATOMIC_RELAXED)) <
+	       sc->nitems) {
+		it = &sc->items[i];
 		if (it->rs)
-			scan_relocs(rc, it->rs, it->from, it->to);
+			scan_relocs(sc, it->rs, it->from, it->to);
 		else
-			scan_branches(rc, it->sec, it->from, it->to);
+			scan_branches(sc, it->sec, it->from, it->to);
 	}
 }
 
-static bool any_hit(const struct reach *rc)
+static bool any_hit(const struct stripped_check *sc)
 {
 	size_t i;
 
-	for (i = 0; i < rc->n; i++)
-		if (rc->v[i].reached || rc->v[i].far_self)
+	for (i = 0; i < sc->n; i++)
+		if (sc->v[i].reached || sc->v[i].far_self)
 			return true;
 	return false;
 }
 
 /* Forget what find_refs() found, to run it again. */
-static void forget(struct reach *rc)
+static void forget(struct stripped_check *sc)
 {
 	size_t i;
 
-	for (i = 0; i < rc->n; i++) {
-		rc->v[i].reached = false;
-		rc->v[i].far_self = 0;
+	for (i = 0; i < sc->n; i++) {
+		sc->v[i].reached = false;
+		sc->v[i].far_self = 0;
 	}
 }
 
@@ -624,10 +616,10 @@ static void forget(struct reach *rc)
  * Below this many bytes to read (the candidates' code and the
  * relocations) the check costs less than starting a thread for it.
  */
-#define THREAD_MIN_BYTES (1u << 20)
+#define THREAD_MIN_BYTES BIT(20)
 
 /* Is the check worth a thread of its own?  @threads as in scan_opts. */
-static bool worth_a_thread(const struct reach *rc, int threads)
+static bool worth_a_thread(const struct stripped_check *sc, int threads)
 {
 	size_t bytes = 0, i;
 
@@ -637,37 +629,37 @@ static bool worth_a_thread(const struct reach *rc, int threads)
 		return true;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return false;
-	for (i = 0; i < rc->nrefs; i++)
-		bytes += rc->refs[i].rsec->sh.sh_size;
-	for (i = 0; i < rc->n; i++)
-		if (!i || rc->v[i - 1].shndx != rc->v[i].shndx)
-			bytes += rc->im->secs[rc->v[i].shndx].sh.sh_size;
+	for (i = 0; i < sc->nrefs; i++)
+		bytes += sc->refs[i].rsec->sh.sh_size;
+	for (i = 0; i < sc->n; i++)
+		if (!i || sc->v[i - 1].shndx != sc->v[i].shndx)
+			bytes += sc->im->secs[sc->v[i].shndx].sh.sh_size;
 	return bytes >= THREAD_MIN_BYTES;
 }
 
 static void *find_refs_thread(void *arg)
 {
-	struct reach *rc = arg;
+	struct stripped_check *sc = arg;
 	uint64_t t0 = now_ns();
 
-	find_refs(rc);
-	rc->ns_find = now_ns() - t0;
+	find_refs(sc);
+	sc->ns_find = now_ns() - t0;
 	return NULL;
 }
 
-static void reach_free(struct reach *rc)
+static void stripped_free(struct stripped_check *sc)
 {
-	free((void *)rc->filter.bucket);
-	free(rc->items);
-	free(rc->refs);
-	free(rc->v);
-	free(rc);
+	free((void *)sc->filter.bucket);
+	free(sc->items);
+	free(sc->refs);
+	free(sc->v);
+	free(sc);
 }
 
-int reach_start(struct image *im, const struct scan_result *r, int threads,
-		struct reach **job)
+int stripped_start(struct image *im, const struct scan_result *r, int threads,
+		   struct stripped_check **job)
 {
-	struct reach *rc;
+	struct stripped_check *sc;
 	uint64_t t0 = now_ns();
 	size_t i;
 
@@ -679,48 +671,48 @@ int reach_start(struct image *im, const struct scan_result *r, int threads,
 			     r->stats.verdicts[DROP_NO_FUNC] :
 			     r->nunentered))
 		return 0;
-	rc = xcalloc(1, sizeof(*rc));
-	rc->im = im;
-	gather(rc, r);
-	if (!rc->n) {
-		reach_free(rc);
+	sc = xcalloc(1, sizeof(*sc));
+	sc->im = im;
+	gather(sc, r);
+	if (!sc->n) {
+		stripped_free(sc);
 		return 0;
 	}
-	rc->first_global = im->symtab->sh.sh_info;
-	if (rc->first_global < 1 || rc->first_global > im->nsyms)
-		rc->first_global = im->nsyms;	/* malformed: all */
-	rc->syms = im->syms_decoded ? im->syms : NULL;
-	make_filter(rc);
-	if (load_refs(rc) < 0) {
-		reach_free(rc);
+	sc->first_global = im->symtab->sh.sh_info;
+	if (sc->first_global < 1 || sc->first_global > im->nsyms)
+		sc->first_global = im->nsyms;	/* malformed: all */
+	sc->syms = im->syms_decoded ? im->syms : NULL;
+	make_filter(sc);
+	if (load_refs(sc) < 0) {
+		stripped_free(sc);
 		return -1;
 	}
 	for (i = 0; i < KIND_CACHE; i++)
-		rc->kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
-	make_items(rc);
+		sc->kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
+	make_items(sc);
 	/*
-	 * No lock is needed: the thread writes only rc's candidates, and
+	 * No lock is needed: the thread writes only sc's candidates, and
 	 * reads the image's bytes, which nothing changes, and the fields
 	 * load_refs() filled, which only it wrote.
 	 */
-	rc->ns_start = now_ns() - t0;
-	rc->threaded = worth_a_thread(rc, threads) &&
-		       !pthread_create(&rc->tid, NULL, find_refs_thread, rc);
-	if (!rc->threaded)
-		find_refs_thread(rc);
-	*job = rc;
+	sc->ns_start = now_ns() - t0;
+	sc->threaded = worth_a_thread(sc, threads) &&
+		       !pthread_create(&sc->tid, NULL, find_refs_thread, sc);
+	if (!sc->threaded)
+		find_refs_thread(sc);
+	*job = sc;
 	return 0;
 }
 
-int reach_finish(struct reach *rc, struct scan_stats *st)
+int stripped_finish(struct stripped_check *sc, struct scan_stats *st)
 {
 	int ret = 0;
 
-	if (!rc)
+	if (!sc)
 		return 0;
-	if (rc->threaded) {
-		find_refs(rc);	/* take the pieces still left */
-		pthread_join(rc->tid, NULL);
+	if (sc->threaded) {
+		find_refs(sc);	/* take the pieces still left */
+		pthread_join(sc->tid, NULL);
 	}
 	/*
 	 * Rare from here: something refers to a candidate's entry.  Only
@@ -728,30 +720,30 @@ int reach_finish(struct reach *rc, struct scan_stats *st)
 	 * its own entries are no references, so with one the passes run
 	 * again without them.
 	 */
-	if (any_hit(rc)) {
-		ret = image_symbols(rc->im);
+	if (any_hit(sc)) {
+		ret = image_symbols(sc->im);
 		if (!ret) {
-			rc->syms = rc->im->syms;
-			table_bounds(rc);
-			if (rc->table_lo < rc->table_hi) {
-				forget(rc);
-				rc->next_item = 0;
-				find_refs(rc);
+			sc->syms = sc->im->syms;
+			bracketed_table(sc);
+			if (sc->table_lo < sc->table_hi) {
+				forget(sc);
+				sc->next_item = 0;
+				find_refs(sc);
 			}
-			ret = refuse(rc);
+			ret = refuse(sc);
 		}
 	}
-	st->ns_reach = rc->ns_start + rc->ns_find;
-	st->reach_threaded = rc->threaded;
-	reach_free(rc);
+	st->ns_stripped = sc->ns_start + sc->ns_find;
+	st->stripped_threaded = sc->threaded;
+	stripped_free(sc);
 	return ret;
 }
 
-void reach_cancel(struct reach *rc)
+void stripped_cancel(struct stripped_check *sc)
 {
-	if (!rc)
+	if (!sc)
 		return;
-	if (rc->threaded)
-		pthread_join(rc->tid, NULL);
-	reach_free(rc);
+	if (sc->threaded)
+		pthread_join(sc->tid, NULL);
+	stripped_free(sc);
 }

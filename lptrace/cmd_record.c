@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * record.c - `lptrace record`: run a program linked with liblptrace.a
+ * cmd_record.c - `lptrace record`: run a program linked with liblptrace.a
  * with the environment that makes the runtime stream its trace to FILE
  * (LPTRACE_DATA, LPTRACE_FILTER, LPTRACE_GRAPH, LPTRACE_DEPTH,
  * LPTRACE_MIN_NS, LPTRACE_BUFSIZE), wait for it, check the file and
@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "data.h"
+#include "commands.h"
+#include "tracefile.h"
 
 /* "500ns", "10us", "2ms", "1s" or plain nanoseconds; -1 if not one. */
 static long long parse_duration(const char *s)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * graph.c - `lptrace graph FUNC`: the calls made under FUNC, merged
+ * cmd_graph.c - `lptrace graph FUNC`: the calls made under FUNC, merged
  * into one tree (like `uftrace graph`): each node is a call path from
  * FUNC, with its number of calls and total time.  A recursive FUNC is
  * rooted at its outermost call.
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "data.h"
+#include "commands.h"
+#include "tracefile.h"
 
 struct node {
 	uint64_t func;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* dump.c - `lptrace dump --text|--chrome`: the file through render.c. */
+/* cmd_dump.c - `lptrace dump --text|--chrome`: the file through render.c. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "data.h"
+#include "commands.h"
+#include "tracefile.h"
 
 int cmd_dump(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * data.c - read a trace file: map it, walk its records checking every
+ * tracefile.c - read a trace file: map it, walk its records checking every
  * length against what is left, copy the symbols and events out, group
  * the events by thread, demangle C++ names.  A file that is not ours, cut short, or made
  * by another version is refused with one line naming the file, the
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "data.h"
+#include "tracefile.h"
 
 static const char *const rec_names[] = {
 	[LPT_REC_INFO] = "INFO", [LPT_REC_SYMS] = "SYMS",

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * data.h - a trace file read back (format: ../lptrace-data.h): checked
- * whole when opened, then held as arrays the commands walk.
+ * tracefile.h - a trace file read back (format: runtime/lptrace-data.h):
+ * checked whole when opened, then held as arrays the commands walk.
  */
-#ifndef LPTRACE_CLI_DATA_H
-#define LPTRACE_CLI_DATA_H
+#ifndef LPTRACE_TRACEFILE_H
+#define LPTRACE_TRACEFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lptrace-data.h"
-#include "../render.h"
+#include "lptrace-data.h"
+#include "render.h"
 
 struct data_sym {
 	uint64_t addr;

@@ -9,38 +9,40 @@
  * of those sites is reached.  The rule and its evidence: docs/design.md,
  * "Discarded local symbols".
  */
-#ifndef LINKPASS_REACH_H
-#define LINKPASS_REACH_H
+#ifndef LINKPASS_STRIPPED_H
+#define LINKPASS_STRIPPED_H
 
-#include "scan.h"
+#include "site.h"
 
 /*
  * For the scan without reasons: note the entry-style call @s, dropped
- * for lying at no function entry, as one reach_start() looks at.
+ * for lying at no function entry, as one stripped_start() looks at.
  */
-void reach_note(struct scan_result *r, const struct site *s);
+void stripped_note(struct scan_result *r, const struct site *s);
 
-struct reach;
+struct stripped_check;
 
 /*
- * In a linked image, is the entry of a call dropped for lying in no
- * function symbol reached from outside its own body?  reach_start()
+ * The stripped-objects check.  In a linked image, is the entry of a call dropped for lying in no
+ * function symbol reached from outside its own body?  stripped_start()
  * gathers the candidates from @r (which it does not keep) and looks
  * for references to them: on a thread of its own when @threads allows
  * (as scan_opts.threads: 0 when the image is big enough and there are
  * two CPUs, 1 never, more always), so that the caller can write the
- * table meanwhile.  Until reach_finish() or reach_cancel() the caller
- * may read the image and decode its symbols, but must not close it.
+ * table meanwhile.  Until stripped_finish() or stripped_cancel() the
+ * caller may read the image and decode its symbols, but must not close
+ * it.
  * *@job is NULL when there is nothing to look at (no cost then).
  * Returns -1 after an error line (a relocation section it cannot read).
  *
- * reach_finish() waits for the search and returns 0 when no candidate
- * is reached, or -1 after one error line naming the first that is and
- * the count; it notes the check's time in @st and frees @job.  reach_cancel() waits and frees, deciding nothing.
+ * stripped_finish() waits for the search and returns 0 when no
+ * candidate is reached, or -1 after one error line naming the first
+ * that is and the count; it notes the check's time in @st and frees
+ * @sc.  stripped_cancel() waits and frees, deciding nothing.
  */
-int reach_start(struct image *im, const struct scan_result *r, int threads,
-		struct reach **job);
-int reach_finish(struct reach *job, struct scan_stats *st);
-void reach_cancel(struct reach *job);
+int stripped_start(struct image *im, const struct scan_result *r, int threads,
+		   struct stripped_check **job);
+int stripped_finish(struct stripped_check *sc, struct scan_stats *st);
+void stripped_cancel(struct stripped_check *sc);
 
 #endif

@@ -7,7 +7,6 @@
  *   lptrace report [-i FILE] [-s calls|total|self|name]
  *   lptrace graph  [-i FILE] FUNC
  *   lptrace dump   [-i FILE] --text|--chrome
- *   lptrace nop-sites [-v] IMAGE
  *
  * Exit status: the program's for record; else 0, or 1 on an error
  * (one line on stderr), 2 on a usage error.
@@ -15,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "commands.h"
 
 static const struct {
 	const char *name;
@@ -25,7 +24,6 @@ static const struct {
 	{ "report", cmd_report },
 	{ "graph", cmd_graph },
 	{ "dump", cmd_dump },
-	{ "nop-sites", cmd_nop_sites },
 };
 
 static int usage(FILE *f)
@@ -34,7 +32,6 @@ static int usage(FILE *f)
 	      "       lptrace report [-i FILE] [-s calls|total|self|name]\n"
 	      "       lptrace graph [-i FILE] FUNC\n"
 	      "       lptrace dump [-i FILE] --text|--chrome\n"
-	      "       lptrace nop-sites [-v] IMAGE   (NOP the table's sites in place, at link time)\n"
 	      "FILE defaults to " LPT_DEFAULT_DATA "; MIN is a duration (500ns, 10us, 2ms).\n",
 	      f);
 	return f == stdout ? 0 : 2;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - `lptrace report`: per function, the calls, and in a graph
+ * cmd_report.c - `lptrace report`: per function, the calls, and in a graph
  * recording the total time (entry to exit) and self time (total less
  * the recorded callees' totals), sorted (-s calls|total|self|name).
  *
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "data.h"
+#include "commands.h"
+#include "tracefile.h"
 
 struct fstat {
 	uint64_t func;		/* site */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compiler.h - the kernel's spelling of a few attributes and helpers,
+ * for a host program built against the C library, as the kernel's
+ * include/linux/compiler_attributes.h and tools/include/linux spell
+ * them.  glibc's <sys/cdefs.h> defines __always_inline (linkpass needs
+ * glibc anyway: renameat2, mallopt); the others are defined here when
+ * the build does not provide them (a kernel tree's tools/include does).
+ */
+#ifndef LINKPASS_COMPILER_H
+#define LINKPASS_COMPILER_H
+
+#include <sys/cdefs.h>
+
+#ifndef __always_inline
+#error "linkpass needs the C library's __always_inline (glibc <sys/cdefs.h>)"
+#endif
+
+/* printf-style format checking of the arguments from @b on */
+#ifndef __printf
+#define __printf(a, b) __attribute__((__format__(printf, a, b)))
+#endif
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+#ifndef BIT
+#define BIT(nr) (1UL << (nr))
+#endif
+
+#endif

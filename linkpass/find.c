@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Where the sites come from: mcount calls or the patchable list. */
+#include "find.h"
+
+#include "patchable.h"
+
+int find_sites(struct image *im, const struct scan_opts *o,
+	       const struct scan_want *want, struct scan_result *r)
+{
+	/* -fpatchable-function-entry: the compiler listed the sites */
+	if (o->patchable)
+		return patchable_scan(im, o, r);
+	return scan_image(im, o, want, r);
+}
