@@ -102,8 +102,9 @@ check_our_table() {
 	fi
 	# Stock's sorttable (ours is built without the mcount sort, which
 	# linkpass does), on a copy without the static relocations, which
-	# the arm64 RELA sort would take for the table's own.
-	"$(tool_of "$arch" "$tc" objcopy)" --remove-relocations='*' "$ov" "$tmp.vmlinux"
+	# the arm64 RELA sort would take for the table's own (GNU objcopy:
+	# llvm-objcopy 14 has no --remove-relocations).
+	"$(cross_of "$arch")objcopy" --remove-relocations='*' "$ov" "$tmp.vmlinux"
 	"$(tool_of "$arch" "$tc" nm)" -S "$tmp.vmlinux" >"$tmp.nm"
 	c=0
 	"$(bdir_of stock)/scripts/sorttable" -s "$tmp.nm" "$tmp.vmlinux" || c=$?
@@ -193,7 +194,7 @@ check_byte_audit() {
 			continue
 		fi
 		want=$(tail -n 1 "$res/$(pair_id)-$kind.check" | sed "s|$img|IMAGE|")
-		"$(tool_of "$arch" "$tc" objcopy)" --remove-relocations='*' "$img" "$norel"
+		"$(cross_of "$arch")objcopy" --remove-relocations='*' "$img" "$norel"
 		# (check exits 1 on findings: not an error here)
 		got=$({ "$lp" check --byte-audit $pad --allow-unsorted --max-list=0 "$norel" 2>&1 || true; } |
 			tail -n 1 | sed "s|$norel|IMAGE|")

@@ -9,9 +9,11 @@
 # so that kernel/test-kernel.sh can verify a series against them), and
 # a Kbuild makefile that builds them with HOSTCC and libelf when
 # CONFIG_FTRACE_MCOUNT_USE_LINKPASS is set, as objtool and sorttable
-# are built.  scripts/Makefile descends into it.  The files this
-# repository keeps are the one source of truth: a series' tool patch is
-# made from this output (kernel/series.sh refresh), never edited.
+# are built.  scripts/Makefile descends into it, and MAINTAINERS gets
+# the folder's entry.  Other files a series adds to the folder are left
+# alone.  The files this repository keeps are the one source of truth:
+# a series' tool patch is made from this output (kernel/series.sh
+# refresh), never edited.
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 TREE" >&2; exit 2; }
@@ -21,8 +23,8 @@ repo=$(cd "$here/.." && pwd)
 [ -e "$tree/scripts/Makefile" ] || { echo "export.sh: $tree: not a Linux source tree" >&2; exit 2; }
 
 dst=$tree/scripts/linkpass
-rm -rf "$dst"
 mkdir -p "$dst"
+rm -f "$dst"/*.[ch] "$dst/Makefile"
 cp "$repo"/linkpass/*.c "$repo"/linkpass/*.h "$repo"/include/*.h "$dst/"
 
 objs=$(cd "$dst" && ls -- *.c | LC_ALL=C sort | sed 's/\.c$/.o/' | tr '\n' ' ' | sed 's/ $//')
@@ -62,5 +64,28 @@ if ! grep -q '^subdir-$(CONFIG_FTRACE_MCOUNT_USE_LINKPASS)' "$tree/scripts/Makef
 	' "$tree/scripts/Makefile" >"$tree/scripts/Makefile.lp-tmp" ||
 		{ echo "export.sh: $tree/scripts/Makefile: no subdir-\$(CONFIG_GCC_PLUGINS) line to add after" >&2; exit 1; }
 	mv "$tree/scripts/Makefile.lp-tmp" "$tree/scripts/Makefile"
+fi
+# MAINTAINERS: the folder's entry (once), where its title sorts.
+title='LINKPASS (FTRACE MCOUNT TABLES AT FINAL LINK)'
+if ! grep -qxF "$title" "$tree/MAINTAINERS"; then
+	TITLE=$title NAME=$(git -C "$repo" config user.name) \
+	EMAIL=$(git -C "$repo" config user.email) awk '
+		# a section title: capitals, after an empty line, past the
+		# preamble (which ends at the first "A:" title)
+		/^[A-Z0-9][^a-z]*$/ && prev == "" && NR > 100 && !done &&
+		    $0 > ENVIRON["TITLE"] {
+			print ENVIRON["TITLE"]
+			print "M:\t" ENVIRON["NAME"] " <" ENVIRON["EMAIL"] ">"
+			print "L:\tlinux-trace-kernel@vger.kernel.org"
+			print "S:\tMaintained"
+			print "F:\tscripts/linkpass/"
+			print ""
+			done = 1
+		}
+		{ print; prev = $0 }
+		END { if (!done) exit 1 }
+	' "$tree/MAINTAINERS" >"$tree/MAINTAINERS.lp-tmp" ||
+		{ echo "export.sh: $tree/MAINTAINERS: no place for the entry" >&2; exit 1; }
+	mv "$tree/MAINTAINERS.lp-tmp" "$tree/MAINTAINERS"
 fi
 echo "export.sh: $dst: $(ls "$dst" | wc -l) files"

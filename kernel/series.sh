@@ -121,7 +121,7 @@ cmd_refresh() {
 	ident
 	git -C "$dev" checkout -q --detach "$base"
 	"$here/export.sh" "$dev" >/dev/null
-	git -C "$dev" add -A -f scripts/linkpass scripts/Makefile
+	git -C "$dev" add -A -f scripts/linkpass scripts/Makefile MAINTAINERS
 	git -C "$dev" commit -q -C "$tool" --reset-author
 	for c in "${rest[@]}"; do
 		git -C "$dev" cherry-pick "$c" >/dev/null ||

@@ -137,6 +137,19 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 	a->list[a->n++] = s;
 }
 
+/*
+ * Why no anchor could be chosen.  (__ehdr_start is ANCHOR_EHDR: the
+ * messages spell it so that each stays one string to grep for.)
+ */
+#define ANCHOR_PREEMPTIBLE \
+	"anchor symbol is exported from a shared library, so the dynamic linker may bind it in another object; leave out --anchor (the entries are then relative to __ehdr_start)"
+#define ANCHOR_UNREACHABLE \
+	"anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor"
+#define NO_SAFE_ANCHOR \
+	"no anchor that another object cannot preempt: no segment loads the ELF header, so there is no __ehdr_start, and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)"
+#define NO_ANCHOR \
+	"no global symbol to anchor the table entries to; name one with --anchor"
+
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
 		   struct anchor_cands *cands, struct anchors *a)
@@ -162,8 +175,7 @@ int anchors_choose(struct image *im, const char *forced,
 		if (!anchor_eligible(im, s)) {
 			lp_error(im->path, forced, "%s",
 				 im->interposable && anchor_exported(s) ?
-				 "anchor symbol is exported from a shared library, so the dynamic linker may bind it in another object; leave out --anchor (the entries are then relative to " ANCHOR_EHDR ")" :
-				 "anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor");
+				 ANCHOR_PREEMPTIBLE : ANCHOR_UNREACHABLE);
 			goto out_free_anchors;
 		}
 		for (i = 0; i < im->nsecs; i++)
@@ -195,9 +207,7 @@ int anchors_choose(struct image *im, const char *forced,
 		if (!a->by_shndx[i]) {
 			free(used);
 			lp_error(im->path, im->secs[i].name, "%s",
-				 im->interposable ?
-				 "no anchor that another object cannot preempt: no segment loads the ELF header, so there is no " ANCHOR_EHDR ", and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)" :
-				 "no global symbol to anchor the table entries to; name one with --anchor");
+				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR);
 			goto out_free_anchors;
 		}
 		add_distinct(a, a->by_shndx[i]);

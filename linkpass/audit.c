@@ -16,9 +16,12 @@ static int cmp_site_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The call opening function @fn, if it calls the mcount symbol. */
+/*
+ * The call opening function @fn, if it calls the mcount symbol; with
+ * @nops, the NOP that linkpass nop writes over such a call instead.
+ */
 static bool entry_call(struct image *im, const struct func *fn,
-		       const uint64_t *t, size_t nt, struct site *s)
+		       const uint64_t *t, size_t nt, bool nops, struct site *s)
 {
 	struct section *sec = &im->secs[fn->shndx];
 	uint64_t off = fn->start - sec->sh.sh_addr, avail, target;
@@ -37,14 +40,24 @@ static bool entry_call(struct image *im, const struct func *fn,
 	if (avail > fn->end - fn->start)
 		avail = fn->end - fn->start;
 	pre = im->arch->entry_prefix(b + off, avail);
-	len = im->arch->direct_call(b + off + pre, avail - pre,
-				    fn->start + pre, &target);
-	if (!len || !mcount_is_target(t, nt, target))
-		return false;
+	if (nops) {
+		/* the NOP of a direct call's length (x86: x86_nops[5]) */
+		const uint8_t *nop;
+
+		len = im->arch->call_len(CALL_REL32);
+		nop = im->arch->site_nop ? im->arch->site_nop(len) : NULL;
+		if (!nop || avail - pre < len || memcmp(b + off + pre, nop, len))
+			return false;
+	} else {
+		len = im->arch->direct_call(b + off + pre, avail - pre,
+					    fn->start + pre, &target);
+		if (!len || !mcount_is_target(t, nt, target))
+			return false;
+	}
 	memset(s, 0, sizeof(*s));
 	s->addr = fn->start + pre;
 	s->shndx = fn->shndx;
-	s->form = len == 5 ? CALL_REL32 : CALL_ADDR32;
+	s->form = nops ? CALL_NOPPED : len == 5 ? CALL_REL32 : CALL_ADDR32;
 	s->verdict = SITE_KEPT;
 	s->entry_style = 1;
 	return true;
@@ -78,7 +91,7 @@ static bool entry_pad(struct image *im, const struct scan_opts *o,
 	return true;
 }
 
-int audit_sites(struct image *im, const struct scan_opts *o,
+int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 		struct scan_result *r)
 {
 	uint64_t targets[8];
@@ -118,7 +131,7 @@ int audit_sites(struct image *im, const struct scan_opts *o,
 			continue;	/* an alias of the function before */
 		r->stats.calls++;
 		if (o->patchable ? entry_pad(im, o, fn, &s) :
-		    entry_call(im, fn, targets, nt, &s))
+		    entry_call(im, fn, targets, nt, nops, &s))
 			r->kept[r->nkept++] = s;
 	}
 	r->stats.verdicts[SITE_KEPT] = r->nkept;

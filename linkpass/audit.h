@@ -15,9 +15,10 @@
 /*
  * Fill @r as scan_image() would (kept sites sorted by address, the
  * function index built), from the symbols and bytes of @im alone.
- * stats.calls counts the functions looked at.
+ * stats.calls counts the functions looked at.  With @nops, a site is a
+ * function opened by the NOP linkpass nop writes, not by the call.
  */
-int audit_sites(struct image *im, const struct scan_opts *o,
+int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 		struct scan_result *r);
 
 #endif

@@ -20,6 +20,17 @@
 #include "table_read.h"
 #include "util.h"
 
+/* The first line of a byte-level audit, saying what a site is. */
+#define AUDIT_PADS \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n"
+#define AUDIT_CALLS \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n"
+#define AUDIT_NOPS \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) is the NOP linkpass nop writes over a call to %s\n"
+/* Entries that hold 0, reported apart from stale ones. */
+#define ZEROED_LINE \
+	"zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n"
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -166,14 +177,14 @@ static int sites_to_check(const struct options *o, struct image *im,
 	if (!o->byte_audit)
 		return find_sites(im, &o->scan, want, r);
 	if (o->scan.patchable)
-		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n",
-		       o->image, o->scan.pad_n, o->scan.pad_m,
+		printf(AUDIT_PADS, o->image, o->scan.pad_n, o->scan.pad_m,
 		       o->scan.pad_n - o->scan.pad_m, o->scan.pad_n,
 		       o->scan.pad_m);
+	else if (o->sites == SITES_NOP)
+		printf(AUDIT_NOPS, o->image, o->scan.mcount_syms[0]);
 	else
-		printf("check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n",
-		       o->image, o->scan.mcount_syms[0]);
-	return audit_sites(im, &o->scan, r);
+		printf(AUDIT_CALLS, o->image, o->scan.mcount_syms[0]);
+	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
 }
 
 static int check_linked(struct options *o, struct image *im,
@@ -216,8 +227,8 @@ static int check_linked(struct options *o, struct image *im,
 		       o->image);
 	n = drop_zeroed(sorted, t.n, fd);
 	if (fd->zeroed)
-		printf("zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n",
-		       fd->zeroed, o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
+		printf(ZEROED_LINE, fd->zeroed,
+		       o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
 	same = agree(&r, sorted, n);
 	if (!o->byte_audit && !same) {
 		/* findings to explain: scan again with the drop reasons */

@@ -39,6 +39,10 @@
 #include "table_read.h"
 #include "util.h"
 
+/* The --stats line. */
+#define NOP_STATS \
+	"linkpass nop %s: %zu sites NOP'd, %zu already NOPs, %zu zero entries skipped, %zu relocations made NONE\n"
+
 /* The longest call a site may hold (x86's 67 e8 rel32). */
 #define SITE_MAX 6
 
@@ -423,8 +427,8 @@ static int nop_file(const struct options *o, const char *path)
 	count(&j);
 	ret = write_nops(&j);
 	if (!ret && o->stats)
-		printf("linkpass nop %s: %zu sites NOP'd, %zu already NOPs, %zu zero entries skipped, %zu relocations made NONE\n",
-		       path, j.nnopped, j.nalready, j.nzero, j.nrelocs);
+		printf(NOP_STATS, path, j.nnopped, j.nalready, j.nzero,
+		       j.nrelocs);
 out_free:
 	free(j.v);
 	free(j.is_mcount);

@@ -9,6 +9,10 @@
 
 #include "util.h"
 
+/* The summary line of a check that found differences. */
+#define CHECK_FAILED \
+	"check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order%s\n"
+
 static const char *const finding_name[] = {
 	[FOUND_MISSING] = "missing",
 	[FOUND_STALE] = "stale",
@@ -111,8 +115,7 @@ int check_verdict(const struct options *o, bool found, size_t n,
 		       fd->zeroed ? " (zeroed entries allowed)" : "",
 		       state[o->sites]);
 	else
-		printf("check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order%s\n",
-		       o->image, found ? how : "absent", n, nsites,
+		printf(CHECK_FAILED, o->image, found ? how : "absent", n, nsites,
 		       fd->missing, fd->stale, fd->dups, fd->unordered, more);
 	return ok ? EXIT_OK : EXIT_DIFF;
 }

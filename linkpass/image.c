@@ -85,8 +85,8 @@ static int check_header(struct image *im, enum image_kind kind)
 	im->arch = arch_find(im->ehdr.e_machine, cls);
 	if (!im->arch)
 		return lp_error(p, "ELF header",
-				"unsupported machine %u with ELF class %u (supported: " ARCH_SUPPORTED ")",
-				im->ehdr.e_machine, cls);
+				"unsupported machine %u with ELF class %u (supported: %s)",
+				im->ehdr.e_machine, cls, ARCH_SUPPORTED);
 	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
 	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
 		return lp_error(p, "ELF header",

@@ -16,6 +16,10 @@
 #include "mcount.h"
 #include "util.h"
 
+/* The message of a --patchable-entries that is not N or N,M. */
+#define BAD_PAD \
+	"bad --patchable-entries '%s' (N or N,M with 0 <= M <= N, as in -fpatchable-function-entry)"
+
 /* How an option's argument reaches struct options. */
 enum opt_type {
 	OPT_T_BOOL,		/* no argument: the bool at .off is set */
@@ -179,7 +183,7 @@ static const char *set_patchable(struct options *o, const char *arg)
 {
 	o->scan.patchable = true;
 	if (arg && !parse_pad(arg, &o->scan))
-		return "bad --patchable-entries '%s' (N or N,M with 0 <= M <= N, as in -fpatchable-function-entry)";
+		return BAD_PAD;
 	return NULL;
 }
 
@@ -413,8 +417,6 @@ enum parsed opts_valid(const char *name, unsigned int cmd,
 {
 	if (cmd == CMD_SCAN && !o->output)
 		return usage_error(name, "missing -o FILE");
-	if (o->sites == SITES_NOP && o->byte_audit)
-		return usage_error(name, "--sites=nop needs the image's relocations: --byte-audit sees calls only");
 	if (o->sites != SITES_ANY && o->scan.patchable)
 		return usage_error(name, "--sites is for mcount calls, not --patchable-entries");
 	return PARSE_RUN;

@@ -229,6 +229,12 @@ static int entry_target(struct image *im, const struct section *list,
 	return 0;
 }
 
+/* A list without its relocations, in an object or in a linked image. */
+#define NO_RELOCS_OBJ \
+	"no relocation section: an object's list entries must be relocated"
+#define NO_RELOCS_IMAGE \
+	"no relocations kept for it; link the image with -q (--emit-relocs)"
+
 /* Every listed address, as a candidate site; -1 on bad input. */
 static int read_entries(struct image *im, const struct section *list,
 			struct site **out, size_t *n)
@@ -240,10 +246,9 @@ static int read_entries(struct image *im, const struct section *list,
 	size_t i;
 
 	if (!rsec)
-		return lp_error(im->path, list->name,
-				im->ehdr.e_type == ET_REL ?
-				"no relocation section: an object's list entries must be relocated" :
-				"no relocations kept for it; link the image with -q (--emit-relocs)");
+		return lp_error(im->path, list->name, "%s",
+				im->ehdr.e_type == ET_REL ? NO_RELOCS_OBJ :
+				NO_RELOCS_IMAGE);
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
 	l = rel.layout;

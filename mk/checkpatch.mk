@@ -1,7 +1,9 @@
 # checkpatch: linkpass/ is exported into kernel trees as a host program,
 # so every file of it, and the include/ headers it uses, must pass the
 # kernel's scripts/checkpatch.pl --strict --no-tree with no error and no
-# warning (scripts/checkpatch-linkpass.sh; the CHECKs left and why:
+# warning, and so must every patch of the kernel series and the
+# sorttable fix, as a maintainer runs it on them
+# (scripts/checkpatch-linkpass.sh; the CHECKs left and why:
 # docs/design.md, "Kernel style").
 #
 #   make checkpatch   uses CHECKPATCH, else the kernel test's unpacked
@@ -13,7 +15,10 @@
 CHECKPATCH_SRC ?= /var/tmp/linkpass-kernel/src/linux-source-6.12
 CHECKPATCH_TAR ?= /usr/src/linux-source-6.12.tar.xz
 CHECKPATCH_FILES := $(wildcard linkpass/*.c linkpass/*.h) \
-		    include/x86-insn.h include/mcount-table.h
+		    include/x86-insn.h include/mcount-table.h \
+		    $(filter-out %/0000-cover-letter.patch,\
+			$(wildcard kernel/series/*/0*.patch)) \
+		    $(wildcard kernel/sorttable-fix/*/*.patch)
 ifeq ($(wildcard $(CHECKPATCH_SRC)/scripts/checkpatch.pl),)
 CHECKPATCH ?= build/checkpatch/linux-source-6.12/scripts/checkpatch.pl
 else

@@ -270,9 +270,6 @@ def test_other_architectures_are_refused(tmp_path, linkpass):
 @pytest.mark.parametrize("args, message", [
     (["check", "--sites=both", "X"],
      "linkpass: check: unknown --sites 'both' (call, nop or any)"),
-    (["check", "--sites=nop", "--byte-audit", "X"],
-     "linkpass: check: --sites=nop needs the image's relocations: "
-     "--byte-audit sees calls only"),
     (["check", "--sites=call", "--patchable-entries", "X"],
      "linkpass: check: --sites is for mcount calls, not --patchable-entries"),
     (["nop"], "linkpass: nop: expected one or more IMAGE or FILE.o"),
@@ -335,3 +332,27 @@ def test_mcount_sym_and_bounds(tmp_path, linkpass):
     for name, addr in zip(("hooked_a", "hooked_b"), linkpass.dump(nopped)):
         assert lptest.read_bytes(nopped, addr, 5) == lpfacts.NOP5, name
     assert run([nopped], check=False).returncode == 0
+
+
+def test_byte_audit_of_nopped_sites(tmp_path, linkpass):
+    """A NOP'd image without relocations (a kernel built with the NOPs
+    written at link time, as shipped): --byte-audit --sites=nop finds the
+    sites from the NOP opening each function and agrees with the
+    relocation-based check; looking for calls, it finds none."""
+    image = image_with_relocs(tmp_path, linkpass)
+    linkpass.run("nop", image)
+    rc, lines = check_lines(linkpass, image, "--sites=nop")
+    assert rc == 0, lines
+    norel = tmp_path / "prog.norel"
+    run(["objcopy", "--remove-relocations=*", image, norel])
+    rc, audit = check_lines(linkpass, norel, "--byte-audit", "--sites=nop")
+    assert rc == 0, audit
+    assert audit[0].endswith("is the NOP linkpass nop writes over a call to "
+                             "__fentry__"), audit
+    assert audit[-1].replace(str(norel), "IMG") == \
+        lines[-1].replace(str(image), "IMG")
+    rc, audit = check_lines(linkpass, norel, "--byte-audit")
+    assert rc == 1 and audit[-1].endswith(
+        "4 entries, 0 call sites: 0 missing, 4 stale, 0 duplicate, "
+        "0 out of order"), audit
+
