@@ -303,3 +303,39 @@ check_consumers() {
 		done
 	fi
 }
+
+# The sorttable fix (kernel/sorttable-fix, separate from the series): on
+# stock 6.12 x86, relinked with the fixed sorttable, the table may only
+# keep entries stock zeroed, each a live function's: with gcc nothing
+# changes; with clang the live entries stock's sorttable zeroes at a
+# shared address (__do_softirq) come back, and a boot lists and traces
+# the first of them, which stock's boot does not list.
+check_sorttable_fix() {
+	local sf before=$res/$(pair_id)-stock.dump after kept name log n
+	has_zeroing "$v" && [ "$arch" = x86_64 ] && [ -d "$here/sorttable-fix/$v" ] || return 0
+	sf=$(stock_with_sorttable_fix)
+	after=$res/$(pair_id)-stockfix.dump
+	kept=$res/$(pair_id)-stockfix.kept
+	"$lp" dump "$sf/vmlinux" >"$after"
+	# entries the fixed build keeps that stock zeroed
+	LC_ALL=C comm -13 <(grep -v '^0x0000000000000000 ' "$before" | LC_ALL=C sort) \
+		<(grep -v '^0x0000000000000000 ' "$after" | LC_ALL=C sort) >"$kept"
+	n=$(wc -l <"$kept")
+	check "the sorttable fix keeps $n entries stock's sorttable zeroed ($(awk '{ print $2 }' "$kept" | tr '\n' ' ')), all live functions, and zeroes no other" \
+		"$(! grep -q ' <none> ' "$kept" &&
+			[ "$(grep -vc '^0x0000000000000000 ' "$after")" = $(( $(grep -vc '^0x0000000000000000 ' "$before") + n )) ]; echo $?)"
+	if [ "$n" = 0 ]; then
+		note "the sorttable fix changes nothing in this build's table"
+		return
+	fi
+	name=$(sed -n '1s/^[^ ]* \([^+ ]*\)+.*/\1/p' "$kept")
+	log=$res/$(pair_id)-stockfix.boot.log
+	"$here/initramfs.sh" "$res/$(pair_id)-stockfix.cpio" "$(karch_of "$arch")" \
+		"$sf/.config" "$name"
+	"$here/boot.sh" "$(karch_of "$arch")" "$sf/$(image_of "$arch")" \
+		"$res/$(pair_id)-stockfix.cpio" "$log" >/dev/null || true
+	"$here/bootfacts.sh" "$log" "$name" >"$log.facts"
+	check "stock with the sorttable fix lists $name ($(grep -c "^LPK-AFF $name\$" "$log") lines; stock: $(grep -c "^LPK-AFF $name\$" "$sl")) and traces it ($(val "$log" trace_lines) calls, $(val "$log" trace_other) of others)" \
+		"$(grep -q "^LPK-AFF $name\$" "$log" && ! grep -q "^LPK-AFF $name\$" "$sl" &&
+			[ "$(val "$log" trace_lines)" -gt 0 ] && [ "$(val "$log" trace_other)" = 0 ]; echo $?)"
+}

@@ -97,6 +97,8 @@ write $T/trace
 write $T/tracing_on 1
 read /proc/version 5
 read /proc/meminfo 5
+# a timer tick or two: the softirq path runs
+sleep 100
 write $T/tracing_on 0
 dump LPK-T1 $T/trace
 write $T/current_tracer nop

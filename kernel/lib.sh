@@ -332,6 +332,33 @@ incremental() {
 	iscans_lp=$(nscans "$res/$(pair_id)-lp.incr$rounds.log")
 }
 
+# stock_with_sorttable_fix: a copy of the stock build relinked with the
+# sorttable of kernel/sorttable-fix/V (the stock tree's sorttable.c with
+# the fix applied, compiled by the stock build's own saved command, so
+# that make takes it as up to date); prints the copy's directory.
+stock_with_sorttable_fix() {
+	local sb sf fix src cmd
+	sb=$(bdir_of stock)
+	sf=$cache/build/$(pair_id)-stockfix
+	fix=$res/$(pair_id)-sorttable-fix
+	src=$(src_of stock)
+	rm -rf "$sf" "$fix"
+	cp -a "$sb" "$sf"
+	mkdir -p "$fix/scripts"
+	cp "$src/scripts/sorttable.c" "$fix/scripts/"
+	cat "$here/sorttable-fix/$v"/*.patch | patch -d "$fix" -p1 -s ||
+		die "kernel/sorttable-fix/$v does not apply to $src/scripts/sorttable.c"
+	cmd=$(sed -n 's/^savedcmd_scripts\/sorttable := //p' "$sf/scripts/.sorttable.cmd")
+	[ -n "$cmd" ] || die "$sf/scripts/.sorttable.cmd: no saved command"
+	(cd "$sf" && eval "${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}") ||
+		die "$(pair_id): the fixed sorttable does not build"
+	rm -f "$sf/vmlinux"
+	make -C "$src" O="$sf" -j"$jobs" $(margs) vmlinux "$(basename "$(image_of "$arch")")" \
+		>"$res/$(pair_id)-stockfix.log" 2>&1 ||
+		die "$(pair_id): relinking stock with the fixed sorttable failed; see $res/$(pair_id)-stockfix.log"
+	echo "$sf"
+}
+
 # postlink_cost REPS: the post-link mcount work of each build, run
 # again on the images the build left, REPS times interleaved (in the
 # build directory: 6.1's sorttable reads System.map there); sets

@@ -227,6 +227,7 @@ run_pair() {
 	[ -z "$lmods" ] || check_modules
 	check_boot_conversion
 	check_consumers
+	check_sorttable_fix
 
 	postlink_cost 5
 	local p="[$v $arch $tc]"
