@@ -12,11 +12,13 @@ set -euo pipefail
 # CI=true a test that would skip for a missing tool fails instead
 # (tests/conftest.py), so each tool a test requires is listed here:
 # the shellcheck tool (test_driver.py), linux-source-6.1 (test_bench.py builds
-# the kernel's recordmcount from it), the aarch64 and riscv64 cross
-# compilers, libcs and qemu-user (test_arch.py).
+# the kernel's recordmcount from it), linux-source-6.12 (make checkpatch
+# takes scripts/checkpatch.pl from it), the aarch64 and riscv64 cross
+# compilers, libcs and qemu-user (test_arch.py).  The kernel test
+# (kernel/test-kernel.sh) installs what it needs itself.
 declare -A groups=(
-	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev shellcheck linux-source-6.1 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-user"
-	[kernel]="linux-source-6.1 busybox-static qemu-system-x86 cpio bc flex bison libssl-dev xz-utils ccache"
+	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev shellcheck linux-source-6.1 linux-source-6.12 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-user"
+	[kernel]="linux-source-6.1 linux-source-6.12 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio bc flex bison libssl-dev xz-utils libc6-dev-arm64-cross libc6-dev-riscv64-cross"
 	[bench]="time valgrind linux-source-6.1 uftrace"
 )
 
