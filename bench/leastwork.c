@@ -11,7 +11,9 @@
  *   - thread 0 reads the relocations of the traced code sections and
  *     keeps each one that names an mcount symbol and sits after an e8
  *     byte (a call: the opcode has to be read, as a reference to
- *     __fentry__ need not be a call);
+ *     __fentry__ need not be a call), or inside the NOP that
+ *     `linkpass nop` writes over such a call (a kernel built with its
+ *     NOPs written at link time);
  *   - the calls at a function entry (or after an endbr64) are kept;
  *   - OUT gets as many bytes as scan's table object, 8 bytes and one
  *     Elf64_Rela an entry, written 128 KiB at a time into a temporary
@@ -314,6 +316,8 @@ static uint64_t code_split(const struct image *im)
 }
 
 static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+/* x86_nops[5], what `linkpass nop` writes over a call */
+static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 /* Is symbol @sym, inside [mc_lo, mc_hi], an mcount symbol? */
 static int is_mcount(const struct image *im, uint64_t sym)
@@ -356,7 +360,10 @@ static void find_calls(struct image *im)
 			/* one compare rules out almost every relocation */
 			if (sym - im->mc_lo > im->mc_hi - im->mc_lo ||
 			    !is_mcount(im, sym) ||
-			    off - 1 >= t->sh_size || code[off - 1] != 0xe8)
+			    off - 1 >= t->sh_size ||
+			    (code[off - 1] != 0xe8 &&
+			     (t->sh_size - (off - 1) < sizeof(nop5) ||
+			      memcmp(code + off - 1, nop5, sizeof(nop5)))))
 				continue;
 			if (im->ncalls == cap) {
 				cap *= 2;

@@ -192,19 +192,19 @@ unpack_trees() {
 }
 
 # instrument TREE: kernel/instrument/*.patch, the test's own prints,
-# applied to the stock and the patched tree alike (once; a tree that
-# has an older version of them is made again from scratch by removing
-# its marker, here by hand: the patches change rarely).
+# applied to the stock and the patched tree alike, once; the patches
+# applied are kept in the tree, so that newer ones replace them.
 instrument() {
-	local tree=$1 p sum
-	sum=$(cat "$here"/instrument/*.patch | sha1sum | cut -d' ' -f1)
-	[ "$(cat "$tree/.lpk-instrument" 2>/dev/null)" != "$sum" ] || return 0
-	[ ! -e "$tree/.lpk-instrument" ] ||
-		die "$tree: instrumented with other kernel/instrument patches; remove the tree to remake it"
-	for p in "$here"/instrument/*.patch; do
-		patch -d "$tree" -p1 -s -N <"$p" || die "$tree: $p does not apply"
-	done
-	echo "$sum" >"$tree/.lpk-instrument"
+	local tree=$1 applied=$1/.lpk-instrument.patch
+	if [ -e "$applied" ]; then
+		cmp -s "$applied" <(cat "$here"/instrument/*.patch) && return 0
+		patch -d "$tree" -p1 -s -R <"$applied" ||
+			die "$tree: the instrumentation applied before does not come off"
+		rm -f "$applied"
+	fi
+	cat "$here"/instrument/*.patch | patch -d "$tree" -p1 -s -N ||
+		die "$tree: kernel/instrument does not apply"
+	cat "$here"/instrument/*.patch >"$applied"
 }
 
 # The steps below work on the current pair: globals v (version), arch

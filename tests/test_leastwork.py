@@ -75,6 +75,20 @@ def test_keeps_what_scan_keeps(tmp_path, linkpass, leastwork, cc, ibt):
     assert int(got[1]) > kept, "the -c sweep found fewer branch bytes than calls"
 
 
+def test_nopped_image(tmp_path, linkpass, leastwork):
+    """An image whose sites linkpass nop turned into NOPs (a kernel with
+    its NOPs written at link time): -t still finds every entry in place,
+    as check --sites=nop does."""
+    out = build_plain(tmp_path, linkpass, "gcc", 1)
+    kept = table_entries(linkpass, out / "sample.plain", tmp_path / "t.o")
+    image = tmp_path / "image2"
+    stable_image(linkpass, out, tmp_path / "t.o", image)
+    linkpass.run("nop", image)
+    assert linkpass.check(image, "--sites=nop")[0] == 0
+    got = run([leastwork, "-c", "-t", image]).stdout.split()
+    assert got[0] == str(kept) and got[2] == "0", got
+
+
 def test_sees_a_wrong_table(tmp_path, linkpass, leastwork):
     """A table made before the code moved: the objects linked again in
     another order than the sample Makefile's, with the first table."""
