@@ -172,12 +172,12 @@ unpack_trees() {
 		tar -C "$cache/src" -xf "$(tarball_of "$v")"
 		touch "$stock/.lpk-unpacked"
 	fi
-	instrument "$stock"
 	if [ ! -e "$git/.lpk-pristine" ]; then
 		say "making the pristine git tree $git"
 		"$here/series.sh" pristine "$v" "$git"
 		touch "$git/.lpk-pristine"
 	fi
+	instrument "$stock"
 	sum=$(cat "$here/series/$v"/*.patch | sha1sum | cut -d' ' -f1)
 	if [ "$(cat "$lp/.lpk-series" 2>/dev/null)" != "$sum" ]; then
 		say "applying kernel/series/$v to a clone of $git"
@@ -192,17 +192,26 @@ unpack_trees() {
 }
 
 # instrument TREE: kernel/instrument/*.patch, the test's own prints,
-# applied to the stock and the patched tree alike, once; the patches
-# applied are kept in the tree, so that newer ones replace them.
+# applied to the stock and the patched tree alike, once.  The patches
+# applied are kept in the tree; when they differ from the repository's,
+# the files they touch are first put back as the package has them (from
+# the tree's own git, or the pristine one of $cache/git).
 instrument() {
-	local tree=$1 applied=$1/.lpk-instrument.patch
-	if [ -e "$applied" ]; then
-		cmp -s "$applied" <(cat "$here"/instrument/*.patch) && return 0
-		patch -d "$tree" -p1 -s -R <"$applied" ||
-			die "$tree: the instrumentation applied before does not come off"
-		rm -f "$applied"
+	local tree=$1 applied=$1/.lpk-instrument.patch f
+	if cmp -s "$applied" <(cat "$here"/instrument/*.patch); then
+		return 0
 	fi
-	cat "$here"/instrument/*.patch | patch -d "$tree" -p1 -s -N ||
+	for f in $(cat "$here"/instrument/*.patch "$applied" 2>/dev/null |
+		   sed -n 's|^+++ b/||p' | sort -u); do
+		if [ -d "$tree/.git" ]; then
+			git -C "$tree" checkout -q -- "$f"
+		else
+			git -C "$cache/git/linux-$v" show "HEAD:$f" >"$tree/$f"
+		fi || die "$tree/$f: cannot put back the package's file"
+		rm -f "$tree/$f.orig" "$tree/$f.rej"
+	done
+	rm -f "$applied" "$tree/.lpk-instrument"
+	cat "$here"/instrument/*.patch | patch -d "$tree" -p1 -s -N --no-backup-if-mismatch ||
 		die "$tree: kernel/instrument does not apply"
 	cat "$here"/instrument/*.patch >"$applied"
 }
