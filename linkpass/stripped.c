@@ -469,12 +469,13 @@ static void find_windows(struct stripped_check *sc)
 {
 	struct witnesses *below = xcalloc(sc->n + 1, sizeof(*below));
 	struct witnesses *above = xcalloc(sc->n + 1, sizeof(*above));
+	const struct cand *v = sc->v;
 	const struct section *sec;
+	size_t n = sc->n, i, k = 0;
 	uint64_t value = 0;
 	uint32_t group = 0, shndx = 0;
 	uint8_t info, vis = 0;
 	struct gaps g;
-	size_t i, k;
 
 	gaps_init(&g, sc);
 	for (i = 1; i < sc->first_global; i++) {
@@ -490,22 +491,29 @@ static void find_windows(struct stripped_check *sc)
 		if (value < sec->sh.sh_addr ||
 		    value - sec->sh.sh_addr >= sec->sh.sh_size)
 			continue;
-		k = gap_of(&g, sc, value);
-		if (k < sc->n && sc->v[k].entry == value)
+		/*
+		 * Gap k (after candidate k - 1, up to candidate k): the
+		 * symbols of one object come in address order, so mostly
+		 * the gap of the symbol before.
+		 */
+		if ((k && value <= v[k - 1].entry) ||
+		    (k < n && value > v[k].entry))
+			k = gap_of(&g, sc, value);
+		if (k < n && v[k].entry == value)
 			continue;
-		if (k < sc->n && sc->v[k].shndx == shndx)
+		if (k < n && v[k].shndx == shndx)
 			witness(&below[k], value, group, true);
-		if (k > 0 && sc->v[k - 1].shndx == shndx)
+		if (k > 0 && v[k - 1].shndx == shndx)
 			witness(&above[k], value, group, false);
 	}
 	/* below candidate k: gaps 0..k of its section; above: k+1.. */
-	for (k = 1; k < sc->n; k++)
-		if (sc->v[k].shndx == sc->v[k - 1].shndx)
+	for (k = 1; k < n; k++)
+		if (v[k].shndx == v[k - 1].shndx)
 			witness_merge(&below[k], &below[k - 1], true);
-	for (k = sc->n; k-- > 1;)
-		if (sc->v[k].shndx == sc->v[k - 1].shndx)
+	for (k = n; k-- > 1;)
+		if (v[k].shndx == v[k - 1].shndx)
 			witness_merge(&above[k], &above[k + 1], false);
-	for (k = 0; k < sc->n; k++) {
+	for (k = 0; k < n; k++) {
 		if (below[k].n == 2)
 			sc->v[k].lo = below[k].addr[1];
 		if (above[k + 1].n == 2)
@@ -514,6 +522,25 @@ static void find_windows(struct stripped_check *sc)
 	free(g.first);
 	free(below);
 	free(above);
+}
+
+/*
+ * Are the windows worth working out?  Not when the candidates lie
+ * closer than this on average in their sections: the windows, an
+ * object or more to each side, would cover the code anyway (the bench
+ * samples: a dead weak body every 1.4 KB).
+ */
+#define WINDOW_MIN_SPACING ((uint64_t)16 << 10)
+
+static bool windows_pay(const struct stripped_check *sc)
+{
+	uint64_t bytes = 0;
+	size_t i;
+
+	for (i = 0; i < sc->n; i++)
+		if (!i || sc->v[i - 1].shndx != sc->v[i].shndx)
+			bytes += sc->im->secs[sc->v[i].shndx].sh.sh_size;
+	return bytes / sc->n >= WINDOW_MIN_SPACING;
 }
 
 /* The filter of candidate entries; sc->n > 0, sc->v sorted. */
@@ -922,7 +949,8 @@ int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		sc->first_global = im->nsyms;	/* malformed: all */
 	sc->syms = im->syms_decoded ? im->syms : NULL;
 	make_filter(sc);
-	find_windows(sc);
+	if (windows_pay(sc))
+		find_windows(sc);
 	if (load_refs(sc) < 0) {
 		stripped_free(sc);
 		return -1;
