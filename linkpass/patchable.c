@@ -32,9 +32,6 @@
 #include "relocs.h"
 #include "util.h"
 
-/* How far before an entry the M nops may start (M <= 64 instructions). */
-#define PRE_ENTRY_MAX 256
-
 bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end)
 {
@@ -86,7 +83,7 @@ static const struct func *before_entry(struct image *im, const struct funcs *f,
 	const struct func *fn;
 	unsigned int n;
 
-	while (pos < end && pos - addr <= PRE_ENTRY_MAX) {
+	while (pos < end && pos - addr <= PAD_PRE_ENTRY_MAX) {
 		fn = funcs_lookup(f, (uint32_t)sec->idx, pos, NULL);
 		if (fn)
 			return fn->start == pos && pos != addr ? fn : NULL;
@@ -276,6 +273,133 @@ static int read_entries(struct image *im, const struct section *list,
 		s->verdict = SITE_KEPT;
 		s->entry_style = 1;
 		(*n)++;
+	}
+	return 0;
+}
+
+bool patchable_candidates_ok(struct image *im)
+{
+	struct section *list = image_find_section(im, PATCHABLE_SECTION), *rsec;
+
+	if (!list || list->sh.sh_type == SHT_NOBITS ||
+	    im->ehdr.e_type == ET_REL)
+		return false;
+	rsec = image_relocs_of(im, list);
+	/* what image_relocs() would refuse */
+	return rsec && im->symtab && rsec->sh.sh_link == im->symtab->idx &&
+	       rsec->sh.sh_entsize ==
+	       reloc_entsize(image_reloc_layout(im, rsec)) &&
+	       !(rsec->sh.sh_size % rsec->sh.sh_entsize);
+}
+
+/* Does an allocated section before @sec share an address with it? */
+static bool overlapped(const struct image *im, const struct section *sec)
+{
+	const GElf_Shdr *a = &sec->sh, *b;
+	size_t i;
+
+	for (i = 1; i < sec->idx; i++) {
+		b = &im->secs[i].sh;
+		if ((b->sh_flags & SHF_ALLOC) && b->sh_size &&
+		    b->sh_addr < a->sh_addr + a->sh_size &&
+		    a->sh_addr < b->sh_addr + b->sh_size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * image_section_at(@addr), but first @*last, the section the entry
+ * before was in, when no section before it overlaps it (the list names
+ * one section's functions after another's): *@last is the answer.
+ */
+static struct section *section_at(struct image *im, struct section **last,
+				  uint64_t addr)
+{
+	struct section *sec = *last;
+
+	if (sec && addr - sec->sh.sh_addr < sec->sh.sh_size)
+		return sec;
+	sec = image_section_at(im, addr);
+	*last = sec && !overlapped(im, sec) ? sec : NULL;
+	return sec;
+}
+
+/*
+ * entry_target() for patchable_candidates(): 1 where it would refuse.
+ * *@last: the section of the entry before, or NULL (section_at()).
+ */
+static int fast_target(struct image *im, const struct section *list,
+		       enum reloc_layout l, const struct reloc *r,
+		       struct section **last, struct section **secp,
+		       uint64_t *addrp)
+{
+	unsigned int w = im->arch->addr_size;
+	uint64_t off = r->offset - list->sh.sh_addr, addr, v = 0;
+	struct section *sec;
+	struct symbol sym;
+
+	if (r->offset < list->sh.sh_addr || off >= list->sh.sh_size ||
+	    off % w || list->sh.sh_size - off < w ||
+	    r->type != im->arch->abs_reloc || r->sym >= im->nsyms ||
+	    !image_sym_get(im, r->sym, &sym))
+		return 1;
+	if (reloc_has_addend(l)) {
+		addr = sym.value + (uint64_t)r->addend;
+	} else {
+		memcpy(&v, list->bytes + off, w);
+		addr = v;
+	}
+	sec = section_at(im, last, addr);
+	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
+	    sec->sh.sh_type == SHT_NOBITS ||
+	    addr - sec->sh.sh_addr >= sec->sh.sh_size)
+		return 1;
+	if (!image_section_bytes(im, sec))
+		return -1;
+	if (!im->arch->pad_nop_len(sec->bytes + (addr - sec->sh.sh_addr),
+				   sec->sh.sh_addr + sec->sh.sh_size - addr))
+		return 1;
+	*secp = sec;
+	*addrp = addr;
+	return 0;
+}
+
+int patchable_candidates(struct image *im, struct site **out, size_t *n)
+{
+	struct section *list = image_find_section(im, PATCHABLE_SECTION);
+	struct section *sec = NULL, *last = NULL;
+	struct relocs rel;
+	struct reloc r;
+	struct site *s;
+	uint64_t addr;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!patchable_candidates_ok(im))
+		return 1;
+	if (image_relocs(im, image_relocs_of(im, list), &rel) < 0)
+		return -1;
+	if (!reloc_has_addend(rel.layout) && !image_section_bytes(im, list))
+		return -1;
+	*out = xmalloc((rel.count ? rel.count : 1) * sizeof(**out));
+	for (i = 0; i < rel.count; i++) {
+		reloc_get(rel.layout, rel.base, i, &r);
+		ret = fast_target(im, list, rel.layout, &r, &last, &sec, &addr);
+		if (ret) {
+			free(*out);
+			*out = NULL;
+			return ret;
+		}
+		s = &(*out)[(*n)++];
+		memset(s, 0, sizeof(*s));
+		s->addr = addr;
+		s->shndx = (uint32_t)sec->idx;
+		s->form = CALL_NONE;
+		s->verdict = SITE_KEPT;
+		s->entry_style = 1;
 	}
 	return 0;
 }

@@ -12,9 +12,27 @@
 
 #define PATCHABLE_SECTION "__patchable_function_entries"
 
-/* scan_image() for o->patchable (find.h): fills @r the same way. */
+/* How far before an entry its M nops may start (M <= 64 instructions). */
+#define PAD_PRE_ENTRY_MAX 256
+
+/*
+ * scan_image() for o->patchable (find.h), with every drop explained:
+ * fills @r the same way.
+ */
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r);
+
+/*
+ * The listed addresses for scan_image()'s judgement without the sorted
+ * index (linked images, no drop reasons), each as a candidate site,
+ * read with the symbols in place.  patchable_candidates_ok(): is there
+ * a list with relocations to read?  patchable_candidates() returns 1,
+ * with nothing reported, at an entry patchable_scan() would refuse or
+ * a symbol that needs decoding, so that it says why; -1 after an error
+ * line it would give the same way.
+ */
+bool patchable_candidates_ok(struct image *im);
+int patchable_candidates(struct image *im, struct site **out, size_t *n);
 
 /*
  * A run of @n pad nops in @sec from @addr (an address, or in an object
