@@ -490,6 +490,7 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 		cand = NULL;	/* r->kept owns it now */
 		goto out_free;
 	}
+	cand = NULL;		/* likewise */
 	r->stats.ns_filter = now_ns() - t0;
 	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
 		lp_error(im->path, im->symtab->name,
