@@ -74,9 +74,10 @@ bool pad_run_back(const struct image *im, const struct section *sec,
 	return true;
 }
 
-/* The live function that the nops from @addr run into, or NULL. */
-static const struct func *before_entry(struct image *im, const struct funcs *f,
-				       const struct section *sec, uint64_t addr)
+const struct func *pad_before_entry(const struct image *im,
+				    const struct funcs *f,
+				    const struct section *sec, uint64_t addr,
+				    long *hint)
 {
 	uint64_t base = image_section_base(im, sec), pos = addr;
 	uint64_t end = base + sec->sh.sh_size;
@@ -84,7 +85,7 @@ static const struct func *before_entry(struct image *im, const struct funcs *f,
 	unsigned int n;
 
 	while (pos < end && pos - addr <= PAD_PRE_ENTRY_MAX) {
-		fn = funcs_lookup(f, (uint32_t)sec->idx, pos, NULL);
+		fn = funcs_lookup(f, (uint32_t)sec->idx, pos, hint);
 		if (fn)
 			return fn->start == pos && pos != addr ? fn : NULL;
 		n = im->arch->pad_nop_len(sec->bytes + (pos - base), end - pos);
@@ -136,7 +137,7 @@ static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 		return DROP_UNTRACED;
 	fn = funcs_lookup(f, (uint32_t)sec->idx, s->addr, NULL);
 	if (!fn) {
-		*live = before_entry(im, f, sec, s->addr);
+		*live = pad_before_entry(im, f, sec, s->addr, NULL);
 		return *live ? SITE_KEPT : DROP_NO_FUNC;
 	}
 	*live = fn;

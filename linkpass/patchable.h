@@ -44,6 +44,16 @@ bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end);
 bool pad_run_back(const struct image *im, const struct section *sec,
 		  uint64_t end, unsigned int n, uint64_t *start);
+/*
+ * The live function that the nops from @addr, in no function, run
+ * into: the function M nops before whose entry a pad starts; NULL when
+ * there is none.  @hint as for funcs_lookup().  @sec's bytes must be
+ * loaded.
+ */
+const struct func *pad_before_entry(const struct image *im,
+				    const struct funcs *f,
+				    const struct section *sec, uint64_t addr,
+				    long *hint);
 /* Where @fn's pad after the entry begins: past its landing pad, if any. */
 uint64_t pad_entry(const struct image *im, const struct section *sec,
 		   const struct func *fn);

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from lptest import (link_driver, links_taken, require_compiler_ld,
+from lptest import (assemble, link_driver, links_taken, require_compiler_ld,
                     require_tools, run, section_data, section_headers,
                     symbols, write)
 
@@ -397,3 +397,83 @@ def test_stock_module_list_with_an_address(tmp_path, linkpass):
     assert status == 1, proc.stdout
     assert len(re.findall(r"^missing ", proc.stdout, re.M)) == len(MODULE_TRACED)
 
+
+
+# ---------------------------------------------------------------------------
+# Lists in x86_64 assembler, so that the layout is exact:
+# -fpatchable-function-entry=4,2 as gcc writes it.
+
+PAD_FUNC_S = """\
+	.section	__patchable_function_entries,"awo",@progbits,{name}
+	.align 8
+	.quad	{entry}
+	.text
+	.p2align 4
+{head}{pre}{label}:
+	nop
+	nop
+{name}:
+	nop
+	nop
+{body}
+"""
+PAD_TAIL_S = '\t.section\t.note.GNU-stack,"",@progbits\n'
+
+
+def pad_func(name, body="\tret", glob=True, entry=None, pre=""):
+    label = f".Lpfe_{name}"
+    head = (f"\t.globl\t{name}\n" if glob else "") + \
+        f"\t.type\t{name}, @function\n"
+    return PAD_FUNC_S.format(name=name, entry=entry or label, label=label,
+                             head=head, pre=pre,
+                             body=body + f"\n\t.size\t{name}, .-{name}")
+
+
+# (the program's functions, the names whose entries the table keeps)
+PAD_LAYOUTS = {
+    # all plain: the maps decide every entry
+    "plain": ([pad_func("main", "\txorl %eax, %eax\n\tret"),
+               pad_func("f1"), pad_func("st", glob=False)],
+              {"main", "f1", "st"}),
+    # big's symbol covers f2's nops before its entry: not at an entry
+    "covered": ([pad_func("main", "\txorl %eax, %eax\n\tret"),
+                 pad_func("f2", pre="\t.type\tbig, @function\nbig:\n\t.skip 12, 0x90\n"
+                          "\t.size\tbig, 16\n")],
+                {"main"}),
+    # an entry listed inside mid, past its own pad: not at an entry
+    "inside": ([pad_func("main", "\txorl %eax, %eax\n\tret"),
+                pad_func("mid", "\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n"
+                         ".Linside:\n\tnop\n\tret") +
+                "\t.section\t__patchable_function_entries,\"awo\",@progbits,mid\n"
+                "\t.quad\t.Linside\n\t.text\n"],
+               {"main", "mid"}),
+}
+
+
+def pad_image(tmp_path, layout, *flags):
+    funcs, _ = PAD_LAYOUTS[layout]
+    # a static function of its own keeps local function symbols around
+    src = assemble(tmp_path, f"{layout}.s", "".join(funcs) + PAD_TAIL_S)
+    image = tmp_path / f"{layout}.img"
+    run(["gcc", "-no-pie", "-nostartfiles", "-Wl,-q", "-Wl,-e,main", *flags,
+         src, "-o", image])
+    return image
+
+
+def test_pad_entries_named_before_their_function(tmp_path, linkpass):
+    """An entry M nops before its function is named func-0x<M nops>
+    (dump, sites, check), not <none>; one inside a function as before."""
+    require_tools("gcc", "as")
+    image = pad_image(tmp_path, "inside")
+    value = {s["name"]: s["value"] for s in symbols(image)}
+    opts = ("--patchable-entries=4,2",)
+    assert linkpass.run("sites", image, *opts).stdout == "".join(
+        f"0x{value[f] - 2:016x} {f}-0x2 .text\n" for f in ("main", "mid"))
+    dropped = linkpass.run("sites", image, "--dropped", *opts).stdout
+    inside = value["mid"] + 2 + 6
+    assert f"dropped 0x{inside:016x} mid+0x8 .text: not at a function " \
+        "entry" in dropped, dropped
+    status, proc = linkpass.check(image, *opts)
+    assert status == 1
+    assert f"missing 0x{value['mid'] - 2:016x} mid-0x2 .text" in \
+        proc.stdout.splitlines(), proc.stdout
