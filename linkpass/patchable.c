@@ -121,6 +121,19 @@ bool pad_fits(const struct image *im, const struct scan_opts *o,
 	return pad_run(im, sec, entry, o->pad_n - o->pad_m, &end);
 }
 
+bool pad_fits_after(const struct image *im, const struct scan_opts *o,
+		    const struct section *sec, const struct func *fn,
+		    uint64_t addr, unsigned int nops)
+{
+	uint64_t end;
+
+	/* pad_run(addr, M) ends at fn's start exactly when M nops lead to it */
+	if (o->pad_m ? nops != o->pad_m : pad_entry(im, sec, fn) != addr)
+		return false;
+	return pad_run(im, sec, o->pad_m ? pad_entry(im, sec, fn) : addr,
+		       o->pad_n - o->pad_m, &end);
+}
+
 static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 				     const struct funcs *f,
 				     const struct section *sec,

@@ -63,5 +63,12 @@ uint64_t pad_entry(const struct image *im, const struct section *sec,
  */
 bool pad_fits(const struct image *im, const struct scan_opts *o,
 	      const struct section *sec, const struct func *fn, uint64_t addr);
+/*
+ * pad_fits(), for @addr that @nops nops lead from to @fn's start (0: an
+ * address at the entry): the walk is not made again.
+ */
+bool pad_fits_after(const struct image *im, const struct scan_opts *o,
+		    const struct section *sec, const struct func *fn,
+		    uint64_t addr, unsigned int nops);
 
 #endif

@@ -944,11 +944,12 @@ at_entry(const struct image *im, const struct entry_set *e,
  * function).  FAST_NO_START: dropped, in no function.  FAST_UNSURE
  * where a function covers a byte of the run without starting there:
  * then only the sorted index can tell, as it looks a few starts back.
- * *@start as at_entry().
+ * *@start as at_entry(); *@nops: the nops from @s to it (0 at an entry).
  */
 static enum fast_verdict pad_at(const struct image *im,
 				const struct entry_set *e,
-				const struct site *s, uint64_t *start)
+				const struct site *s, uint64_t *start,
+				unsigned int *nops)
 {
 	const struct section *sec = &im->secs[s->shndx];
 	uint64_t base = e->map[s->shndx].base, end = base + sec->sh.sh_size;
@@ -957,12 +958,13 @@ static enum fast_verdict pad_at(const struct image *im,
 	unsigned int n;
 	bool wide;
 
+	*nops = 0;
 	if (v != FAST_NO_START)
 		return v;
 	if (entries_covered(e, s->shndx, s->addr))
 		return FAST_UNSURE;
 	for (pos = s->addr; pos < end && pos - s->addr <= PAD_PRE_ENTRY_MAX;
-	     pos += n) {
+	     pos += n, ++*nops) {
 		if (pos != s->addr &&
 		    entries_has(e, s->shndx, pos, &wide)) {
 			*start = pos;
@@ -1331,6 +1333,7 @@ static int pad_sites(struct image *im, const struct scan_opts *o,
 	size_t n, i, nkept = 0, nofunc = 0;
 	enum fast_verdict v;
 	struct site *cand, s;
+	unsigned int nops;
 	struct func fn = { 0 };
 	uint64_t t0 = now_ns();
 	int ret;
@@ -1353,9 +1356,10 @@ static int pad_sites(struct image *im, const struct scan_opts *o,
 		    !traced[s.shndx])
 			continue;
 		fn.shndx = s.shndx;
-		v = pad_at(im, e, &s, &fn.start);
+		v = pad_at(im, e, &s, &fn.start, &nops);
 		if (v == FAST_KEEP && o->pad_n &&
-		    !pad_fits(im, o, &im->secs[s.shndx], &fn, s.addr))
+		    !pad_fits_after(im, o, &im->secs[s.shndx], &fn, s.addr,
+				    nops))
 			v = FAST_UNSURE;
 		if (v == FAST_UNSURE)
 			goto out_unsure;
