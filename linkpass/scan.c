@@ -1301,13 +1301,12 @@ static void init_entry_set(const struct image *im, const struct scan_opts *o,
 	size_t i;
 
 	for (i = 1; i < im->nsecs; i++) {
-		if (o->patchable) {
+		if (o->patchable)
 			t = &im->secs[i];
-		} else if (image_is_code_relocs(im, &im->secs[i])) {
+		else if (image_is_code_relocs(im, &im->secs[i]))
 			t = &im->secs[im->secs[i].sh.sh_info];
-		} else {
+		else
 			continue;
-		}
 		/* sh_size of anything but NOBITS lies inside the file */
 		want[t->idx] = traced[t->idx] && t->sh.sh_type != SHT_NOBITS &&
 			       (t->sh.sh_flags & SHF_EXECINSTR);
