@@ -175,13 +175,21 @@ static int cmp_sec_addr(const void *a, const void *b)
 	return cmp_addr(a, b);
 }
 
+/* "<rsec> entry <i>", the place of a bad list entry in messages. */
+static const char *entry_place(char *buf, size_t len,
+			       const struct section *rsec, size_t i)
+{
+	snprintf(buf, len, "%s entry %zu", rsec->name, i);
+	return buf;
+}
+
 /*
  * Where relocation @r of the list points: a code section and an
  * address in it (in an object, a section offset); -1 on bad input.
  */
 static int entry_target(struct image *im, const struct section *list,
 			enum reloc_layout l, const struct reloc *r,
-			const char *place, struct section **secp,
+			const struct section *rsec, size_t i, struct section **secp,
 			uint64_t *addrp)
 {
 	unsigned int w = im->arch->addr_size;
@@ -190,18 +198,19 @@ static int entry_target(struct image *im, const struct section *list,
 	uint64_t off = r->offset - base, addr;
 	const struct symbol *sym;
 	struct section *sec;
+	char place[160];
 
 	if (r->offset < base || off >= list->sh.sh_size ||
 	    off % w || list->sh.sh_size - off < w)
-		return lp_error(im->path, place,
+		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
 				"offset 0x%llx is not an entry of %s",
 				(unsigned long long)r->offset, list->name);
 	if (r->type != im->arch->abs_reloc)
-		return lp_error(im->path, place,
+		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
 				"%s: relocation type %u, expected %u (absolute address)",
 				im->arch->name, r->type, im->arch->abs_reloc);
 	if (r->sym >= im->nsyms)
-		return lp_error(im->path, place,
+		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
 				"symbol index %llu out of range (%zu symbols)",
 				(unsigned long long)r->sym, im->nsyms);
 	sym = &im->syms[r->sym];
@@ -222,7 +231,7 @@ static int entry_target(struct image *im, const struct section *list,
 	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
 	    sec->sh.sh_type == SHT_NOBITS ||
 	    addr - image_section_base(im, sec) >= sec->sh.sh_size)
-		return lp_error(im->path, place, "0x%llx%s%s is in no code section",
+		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i), "0x%llx%s%s is in no code section",
 				(unsigned long long)addr,
 				im->ehdr.e_type == ET_REL ? " from symbol " : "",
 				im->ehdr.e_type == ET_REL ? sym->name : "");
@@ -230,7 +239,7 @@ static int entry_target(struct image *im, const struct section *list,
 		return -1;
 	if (!im->arch->pad_nop_len(sec->bytes + (addr - image_section_base(im, sec)),
 				   image_section_base(im, sec) + sec->sh.sh_size - addr))
-		return lp_error(im->path, place,
+		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
 				"%s: 0x%llx (%s+0x%llx) holds no nop",
 				im->arch->name, (unsigned long long)addr,
 				sec->name,
@@ -238,6 +247,27 @@ static int entry_target(struct image *im, const struct section *list,
 	*secp = sec;
 	*addrp = addr;
 	return 0;
+}
+
+/* The listed address @addr of @sec as a candidate site, in @s. */
+static void listed_site(struct site *s, const struct section *sec,
+			uint64_t addr)
+{
+	memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	s->shndx = (uint32_t)sec->idx;
+	s->form = CALL_NONE;
+	s->verdict = SITE_KEPT;
+	s->entry_style = 1;
+}
+
+void patchable_stats(struct scan_stats *st, size_t n)
+{
+	st->relsecs = 1;
+	st->relocs = n;
+	st->refs = n;
+	st->calls = n;
+	st->threads = 1;
 }
 
 /* A list without its relocations, in an object or in a linked image. */
@@ -253,7 +283,6 @@ static int read_entries(struct image *im, const struct section *list,
 	struct section *rsec = image_relocs_of(im, list), *sec = NULL;
 	enum reloc_layout l;
 	struct relocs rel;
-	char place[160];
 	size_t i;
 
 	if (!rsec)
@@ -272,21 +301,13 @@ static int read_entries(struct image *im, const struct section *list,
 	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
 	*n = 0;
 	for (i = 0; i < rel.count; i++) {
-		struct site *s = &(*out)[*n];
 		struct reloc r;
 		uint64_t addr = 0;
 
 		reloc_get(l, rel.base, i, &r);
-		snprintf(place, sizeof(place), "%s entry %zu", rsec->name, i);
-		if (entry_target(im, list, l, &r, place, &sec, &addr) < 0)
+		if (entry_target(im, list, l, &r, rsec, i, &sec, &addr) < 0)
 			return -1;
-		memset(s, 0, sizeof(*s));
-		s->addr = addr;
-		s->shndx = (uint32_t)sec->idx;
-		s->form = CALL_NONE;
-		s->verdict = SITE_KEPT;
-		s->entry_style = 1;
-		(*n)++;
+		listed_site(&(*out)[(*n)++], sec, addr);
 	}
 	return 0;
 }
@@ -379,13 +400,13 @@ static int fast_target(struct image *im, const struct section *list,
 	return 0;
 }
 
-int patchable_candidates(struct image *im, struct site **out, size_t *n)
+int patchable_candidates(struct image *im, struct site **out, size_t *n,
+			 struct scan_stats *st)
 {
 	struct section *list = image_find_section(im, PATCHABLE_SECTION);
 	struct section *sec = NULL, *last = NULL;
 	struct relocs rel;
 	struct reloc r;
-	struct site *s;
 	uint64_t addr;
 	size_t i;
 	int ret;
@@ -407,14 +428,9 @@ int patchable_candidates(struct image *im, struct site **out, size_t *n)
 			*out = NULL;
 			return ret;
 		}
-		s = &(*out)[(*n)++];
-		memset(s, 0, sizeof(*s));
-		s->addr = addr;
-		s->shndx = (uint32_t)sec->idx;
-		s->form = CALL_NONE;
-		s->verdict = SITE_KEPT;
-		s->entry_style = 1;
+		listed_site(&(*out)[(*n)++], sec, addr);
 	}
+	patchable_stats(st, *n);
 	return 0;
 }
 
@@ -490,11 +506,7 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	t0 = now_ns();
 	if (read_entries(im, list, &cand, &n) < 0)
 		goto out_free;
-	r->stats.relsecs = 1;
-	r->stats.relocs = n;
-	r->stats.refs = n;
-	r->stats.calls = n;
-	r->stats.threads = 1;
+	patchable_stats(&r->stats, n);
 	r->stats.ns_relocs = now_ns() - t0;
 
 	t0 = now_ns();

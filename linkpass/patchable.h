@@ -29,10 +29,14 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
  * a list with relocations to read?  patchable_candidates() returns 1,
  * with nothing reported, at an entry patchable_scan() would refuse or
  * a symbol that needs decoding, so that it says why; -1 after an error
- * line it would give the same way.
+ * line it would give the same way.  On success @st gets the list's
+ * counts (patchable_stats()).
  */
 bool patchable_candidates_ok(struct image *im);
-int patchable_candidates(struct image *im, struct site **out, size_t *n);
+int patchable_candidates(struct image *im, struct site **out, size_t *n,
+			 struct scan_stats *st);
+/* The counts of --stats for a list of @n entries. */
+void patchable_stats(struct scan_stats *st, size_t n);
 
 /*
  * A run of @n pad nops in @sec from @addr (an address, or in an object

@@ -1337,14 +1337,9 @@ static int pad_sites(struct image *im, const struct scan_opts *o,
 	uint64_t t0 = now_ns();
 	int ret;
 
-	ret = patchable_candidates(im, &cand, &n);
+	ret = patchable_candidates(im, &cand, &n, &r->stats);
 	if (ret)
 		return ret;
-	r->stats.relsecs = 1;
-	r->stats.relocs = n;
-	r->stats.refs = n;
-	r->stats.calls = n;
-	r->stats.threads = 1;
 	r->stats.ns_relocs = now_ns() - t0;
 	t0 = now_ns();
 	sort_sites(cand, n, im->nsecs, true, false);
