@@ -85,9 +85,11 @@ const struct func *pad_before_entry(const struct image *im,
 	unsigned int n;
 
 	while (pos < end && pos - addr <= PAD_PRE_ENTRY_MAX) {
-		fn = funcs_lookup(f, (uint32_t)sec->idx, pos, hint);
+		/* no function covers @addr: the caller has looked */
+		fn = pos == addr ? NULL :
+		     funcs_lookup(f, (uint32_t)sec->idx, pos, hint);
 		if (fn)
-			return fn->start == pos && pos != addr ? fn : NULL;
+			return fn->start == pos ? fn : NULL;
 		n = im->arch->pad_nop_len(sec->bytes + (pos - base), end - pos);
 		if (!n)
 			return NULL;

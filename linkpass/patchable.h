@@ -49,10 +49,10 @@ bool pad_run(const struct image *im, const struct section *sec,
 bool pad_run_back(const struct image *im, const struct section *sec,
 		  uint64_t end, unsigned int n, uint64_t *start);
 /*
- * The live function that the nops from @addr, in no function, run
- * into: the function M nops before whose entry a pad starts; NULL when
- * there is none.  @hint as for funcs_lookup().  @sec's bytes must be
- * loaded.
+ * The live function that the nops from @addr run into: the function M
+ * nops before whose entry a pad starts; NULL when there is none.  No
+ * function may cover @addr (funcs_lookup() says NULL: the caller has
+ * asked).  @hint as for funcs_lookup().  @sec's bytes must be loaded.
  */
 const struct func *pad_before_entry(const struct image *im,
 				    const struct funcs *f,
