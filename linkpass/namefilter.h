@@ -82,7 +82,8 @@ static inline uint8_t namefilter_test(const struct namefilter *f,
 	uint8_t bits;
 
 	/* outside the table, or fewer than 4 bytes left: the first byte */
-	if (f->nstrs < sizeof(key) || off > f->nstrs - sizeof(key))
+	if (f->nstrs < sizeof(key) || off > f->nstrs - sizeof(key) ||
+	    !f->first[(uint8_t)name[0]])
 		return f->first[(uint8_t)name[0]];
 	memcpy(&key, name, sizeof(key));
 	h = namefilter_hash(key);
