@@ -392,21 +392,36 @@ static int fast_target(struct image *im, const struct section *list,
 	    sec->sh.sh_type == SHT_NOBITS ||
 	    addr - sec->sh.sh_addr >= sec->sh.sh_size)
 		return 1;
-	if (!image_section_bytes(im, sec))
-		return -1;
-	if (!im->arch->pad_nop_len(sec->bytes + (addr - sec->sh.sh_addr),
-				   sec->sh.sh_addr + sec->sh.sh_size - addr))
-		return 1;
 	*secp = sec;
 	*addrp = addr;
 	return 0;
 }
+
+/*
+ * The rest of entry_target()'s checks for the listed site @s: the nop
+ * at its address (its section's bytes loaded first, reported as
+ * entry_target() reports them).
+ */
+static int fast_nop(struct image *im, const struct site *s)
+{
+	struct section *sec = &im->secs[s->shndx];
+	uint64_t off = s->addr - sec->sh.sh_addr;
+
+	if (!image_section_bytes(im, sec))
+		return -1;
+	return im->arch->pad_nop_len(sec->bytes + off,
+				     sec->sh.sh_size - off) ? 0 : 1;
+}
+
+/* How many sites ahead fast_nop()'s bytes are asked for. */
+#define NOP_PREFETCH_AHEAD 16
 
 int patchable_candidates(struct image *im, struct site **out, size_t *n,
 			 struct scan_stats *st)
 {
 	struct section *list = image_find_section(im, PATCHABLE_SECTION);
 	struct section *sec = NULL, *last = NULL;
+	const struct site *s;
 	struct relocs rel;
 	struct reloc r;
 	uint64_t addr;
@@ -425,15 +440,35 @@ int patchable_candidates(struct image *im, struct site **out, size_t *n,
 	for (i = 0; i < rel.count; i++) {
 		reloc_get(rel.layout, rel.base, i, &r);
 		ret = fast_target(im, list, rel.layout, &r, &last, &sec, &addr);
-		if (ret) {
-			free(*out);
-			*out = NULL;
-			return ret;
-		}
+		if (ret)
+			goto out_free;
 		listed_site(&(*out)[(*n)++], sec, addr);
+	}
+	/*
+	 * Then the bytes at each, a cache miss apiece (one function each):
+	 * asked for ahead.  In list order, so that the first entry whose
+	 * bytes cannot be read is the one entry_target() reports; a
+	 * silent 1 above decides nothing, in whatever order.
+	 */
+	for (i = 0; i < *n; i++) {
+		if (i + NOP_PREFETCH_AHEAD < *n) {
+			s = &(*out)[i + NOP_PREFETCH_AHEAD];
+			sec = &im->secs[s->shndx];
+			if (sec->loaded)
+				__builtin_prefetch(sec->bytes +
+						   (s->addr - sec->sh.sh_addr));
+		}
+		ret = fast_nop(im, &(*out)[i]);
+		if (ret)
+			goto out_free;
 	}
 	patchable_stats(st, *n);
 	return 0;
+out_free:
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return ret;
 }
 
 /* Judge every candidate, keeping r->kept in (section, address) order. */
