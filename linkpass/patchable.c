@@ -204,15 +204,18 @@ static int entry_target(struct image *im, const struct section *list,
 
 	if (r->offset < base || off >= list->sh.sh_size ||
 	    off % w || list->sh.sh_size - off < w)
-		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"offset 0x%llx is not an entry of %s",
 				(unsigned long long)r->offset, list->name);
 	if (r->type != im->arch->abs_reloc)
-		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"%s: relocation type %u, expected %u (absolute address)",
 				im->arch->name, r->type, im->arch->abs_reloc);
 	if (r->sym >= im->nsyms)
-		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"symbol index %llu out of range (%zu symbols)",
 				(unsigned long long)r->sym, im->nsyms);
 	sym = &im->syms[r->sym];
@@ -233,7 +236,9 @@ static int entry_target(struct image *im, const struct section *list,
 	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
 	    sec->sh.sh_type == SHT_NOBITS ||
 	    addr - image_section_base(im, sec) >= sec->sh.sh_size)
-		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i), "0x%llx%s%s is in no code section",
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
+				"0x%llx%s%s is in no code section",
 				(unsigned long long)addr,
 				im->ehdr.e_type == ET_REL ? " from symbol " : "",
 				im->ehdr.e_type == ET_REL ? sym->name : "");
@@ -241,7 +246,8 @@ static int entry_target(struct image *im, const struct section *list,
 		return -1;
 	if (!im->arch->pad_nop_len(sec->bytes + (addr - image_section_base(im, sec)),
 				   image_section_base(im, sec) + sec->sh.sh_size - addr))
-		return lp_error(im->path, entry_place(place, sizeof(place), rsec, i),
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"%s: 0x%llx (%s+0x%llx) holds no nop",
 				im->arch->name, (unsigned long long)addr,
 				sec->name,
