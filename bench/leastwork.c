@@ -22,9 +22,12 @@
  *
  * -c also reads every code byte once with SSE2 compares, counting the
  * 16-byte blocks with an e8, e9 or 0f byte: the read that scan's
- * stripped-objects check cannot avoid (docs/design.md, "Discarded local
- * symbols").  Each thread reads a share of the code after its own part,
- * so that both read the same number of bytes in all.
+ * stripped-objects check cannot avoid where dead bodies lie close
+ * together, as in the bench samples (docs/design.md, "Discarded local
+ * symbols"; on a kernel it reads only the objects around them, so -c
+ * overstates the least work there).  Each thread reads a share of the
+ * code after its own part, so that both read the same number of bytes
+ * in all.
  *
  * -t compares the kept calls with the table linked into IMAGE (between
  * __start_mcount_loc and __stop_mcount_loc in a kernel, else the

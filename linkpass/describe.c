@@ -1,10 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Naming addresses in dump and check output. */
 #include "describe.h"
+#include "patchable.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/*
+ * The function whose pad an address in no function starts: the nops
+ * from it run into the function's entry (the M nops before it of
+ * -fpatchable-function-entry=N,M; arm64 CALL_OPS puts its entries 8
+ * bytes before), so that it is named "func-0x8".  NULL when there is
+ * none, or the bytes cannot be read.
+ */
+static const struct func *pad_of(struct image *im, const struct funcs *f,
+				 struct section *sec, uint64_t addr,
+				 long *hint)
+{
+	if (!image_section_bytes_quiet(im, sec))
+		return NULL;
+	return pad_before_entry(im, f, sec, addr, hint);
+}
 
 const char *describe_addr(struct image *im, const struct funcs *f,
 			  uint64_t addr, char *buf, size_t len)
@@ -17,11 +34,18 @@ const char *describe_addr(struct image *im, const struct funcs *f,
 		return buf;
 	}
 	fn = funcs_lookup(f, (uint32_t)sec->idx, addr, NULL);
-	if (fn)
+	if (fn) {
 		snprintf(buf, len, "%s+0x%llx %s", fn->sym->name,
 			 (unsigned long long)(addr - fn->start), sec->name);
-	else
-		snprintf(buf, len, "<none> %s", sec->name);
+	} else {
+		fn = pad_of(im, f, sec, addr, NULL);
+		if (fn)
+			snprintf(buf, len, "%s-0x%llx %s", fn->sym->name,
+				 (unsigned long long)(fn->start - addr),
+				 sec->name);
+		else
+			snprintf(buf, len, "<none> %s", sec->name);
+	}
 	one_line(buf);		/* one entry stays one line */
 	return buf;
 }
@@ -61,11 +85,18 @@ const char *describe_place(struct image *im, const struct funcs *f,
 	const struct func *fn = funcs_lookup(f, p->shndx, p->off, NULL);
 	const char *sec = p->shndx < im->nsecs ? im->secs[p->shndx].name :
 			  "<none>";
+	const struct func *pad = NULL;
 
+	if (!fn && p->shndx < im->nsecs)
+		pad = pad_of(im, f, &im->secs[p->shndx], p->off, NULL);
 	if (fn)
 		snprintf(buf, len, "%s+0x%llx (%s+0x%llx)", sec,
 			 (unsigned long long)p->off, fn->sym->name,
 			 (unsigned long long)(p->off - fn->start));
+	else if (pad)
+		snprintf(buf, len, "%s+0x%llx (%s-0x%llx)", sec,
+			 (unsigned long long)p->off, pad->sym->name,
+			 (unsigned long long)(pad->start - p->off));
 	else
 		snprintf(buf, len, "%s+0x%llx (<none>)", sec,
 			 (unsigned long long)p->off);
@@ -127,16 +158,23 @@ void describe_print_entry(struct image *im, const struct funcs *f,
 	char desc[512], out[540];
 	struct line d = { desc, 0, sizeof(desc) };
 	struct line o = { out, 0, sizeof(out) };
-	const struct func *fn;
+	const struct func *fn, *pad;
 
 	/* the description as describe_addr() makes it, 511 bytes at most */
 	fn = sec ? funcs_lookup(f, (uint32_t)sec->idx, addr, &c->hint) : NULL;
+	pad = sec && !fn ? pad_of(im, f, sec, addr, &c->hint) : NULL;
 	if (!sec) {
 		put_str(&d, "<none> <none>");
 	} else if (fn) {
 		put_str(&d, fn->sym->name);
 		put(&d, "+", 1);
 		put_hex(&d, addr - fn->start, 1);
+		put(&d, " ", 1);
+		put_str(&d, sec->name);
+	} else if (pad) {
+		put_str(&d, pad->sym->name);
+		put(&d, "-", 1);
+		put_hex(&d, pad->start - addr, 1);
 		put(&d, " ", 1);
 		put_str(&d, sec->name);
 	} else {

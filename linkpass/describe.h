@@ -7,7 +7,11 @@
 #include "image.h"
 #include "site.h"
 
-/* "func+0x4 .text", "<none> .text" or "<none> <none>". */
+/*
+ * "func+0x4 .text", "<none> .text" or "<none> <none>"; "func-0x8 .text"
+ * for an address in no function from which nops run into func's entry
+ * (a pad of -fpatchable-function-entry=N,M with M nops before it).
+ */
 const char *describe_addr(struct image *im, const struct funcs *f,
 			  uint64_t addr, char *buf, size_t len);
 /* Up to 6 bytes at @addr as hex, or "<no bytes>". */
@@ -18,7 +22,8 @@ const char *describe_section_bytes(struct image *im, struct section *sec,
 				   uint64_t off, char *buf, size_t len);
 /*
  * A place of a relocatable object: ".text+0x4 (func+0x4)", or
- * ".text+0x4 (<none>)" where no function covers it.
+ * ".text+0x4 (<none>)" where no function covers it, or
+ * ".text+0x0 (func-0x8)" before func's entry as describe_addr() says.
  */
 const char *describe_place(struct image *im, const struct funcs *f,
 			   const struct place *p, char *buf, size_t len);

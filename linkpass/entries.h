@@ -25,6 +25,11 @@
  */
 struct entry_map {
 	uint64_t *bits;		/* NULL: no map */
+	/*
+	 * With entry_set.covers: bit o set when a function of nonzero
+	 * size covers byte o (one bit a byte, a word per 64 bytes)
+	 */
+	uint64_t *cover;
 	uint64_t base;		/* address of the section's byte 0 */
 	uint64_t size;		/* sh_size; 0 when there is no map */
 };
@@ -34,11 +39,19 @@ struct entry_set {
 	size_t nsecs;
 	/* the maps outgrow a core's cache: worth prefetching into */
 	bool big;
+	/* the bytes each function covers are marked too (map.cover) */
+	bool covers;
+	/* a function of a mapped section starts outside its bytes */
+	bool outside;
 };
 
-/* Maps for the sections @want marks (indexed by section), all empty. */
+/*
+ * Maps for the sections @want marks (indexed by section), all empty;
+ * with @covers, the covered bytes are marked too (--patchable-entries:
+ * a listed address before an entry must lie in no function).
+ */
 void entries_init(struct entry_set *e, const struct image *im,
-		  const uint8_t *want);
+		  const uint8_t *want, bool covers);
 /*
  * An empty set with @e's maps, for a second thread of the symbol pass
  * to fill on its own: two threads setting bits in one set need atomic
@@ -74,6 +87,9 @@ entries_word(const struct entry_set *e, uint32_t shndx, uint64_t addr,
 	return &m->bits[off / 64 * 2];
 }
 
+/* Mark bytes [@off, @off + @size) of @m covered, up to its end. */
+void entries_cover(struct entry_map *m, uint64_t off, uint64_t size);
+
 /* Note a live function at (@shndx, @addr) of @size bytes. */
 static __always_inline void
 entries_add(struct entry_set *e, uint32_t shndx, uint64_t addr,
@@ -81,11 +97,28 @@ entries_add(struct entry_set *e, uint32_t shndx, uint64_t addr,
 {
 	uint64_t bit, *w = entries_word(e, shndx, addr, &bit);
 
-	if (!w)
+	if (!w) {
+		e->outside |= shndx < e->nsecs && e->map[shndx].bits;
 		return;
+	}
 	w[0] |= bit;
 	if (size > ARCH_ENTRY_PREFIX_MAX)
 		w[1] |= bit;
+	if (e->covers && size)
+		entries_cover(&e->map[shndx], addr - e->map[shndx].base, size);
+}
+
+/*
+ * Does a function of nonzero size cover (@shndx, @addr)?  Only with
+ * e->covers; @shndx must have a map and @addr lie inside its section.
+ */
+static inline bool entries_covered(const struct entry_set *e, uint32_t shndx,
+				   uint64_t addr)
+{
+	const struct entry_map *m = &e->map[shndx];
+	uint64_t off = addr - m->base;
+
+	return m->cover[off / 64] >> (off % 64) & 1;
 }
 
 /*

@@ -14,6 +14,12 @@ struct func {
 	uint32_t shndx;
 	uint64_t start;
 	uint64_t end;		/* start + size; == start for size 0 */
+	/*
+	 * The largest end of this function and of those before it that
+	 * funcs_lookup() looks at for an address after its start: one
+	 * compare rules out an address no function covers.
+	 */
+	uint64_t reach;
 	const struct symbol *sym;
 };
 

@@ -9,11 +9,15 @@
  * runs only for the few that remain.
  *
  * A filter answers a bit set (the groups the caller gave each name); a
- * wrong "maybe" costs a strcmp(), a wrong "no" never happens.
+ * wrong "maybe" costs a strcmp(), a wrong "no" never happens.  A slot
+ * that one wanted name takes is checked against its four bytes, so a
+ * common prefix that hashes there (riscv64's 90,000 ".L<n>" labels) is
+ * no "maybe" either.
  */
 #ifndef LINKPASS_NAMEFILTER_H
 #define LINKPASS_NAMEFILTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -25,6 +29,9 @@ struct namefilter {
 	uint8_t first[256];	/* by first byte: for names near the end */
 	uint8_t shortn[256];	/* by first byte: wanted names of 0-2 bytes */
 	uint8_t slot[1u << NAMEFILTER_BITS];	/* by hashed first 4 bytes */
+	/* the first 4 bytes of the one name of a slot, unless shared */
+	uint32_t key[1u << NAMEFILTER_BITS];
+	bool shared[1u << NAMEFILTER_BITS];
 };
 
 static inline uint32_t namefilter_hash(uint32_t key)
@@ -50,7 +57,7 @@ static inline void namefilter_init(struct namefilter *f, const char *strs,
 static inline void namefilter_add(struct namefilter *f, const char *name,
 				  uint8_t bits)
 {
-	uint32_t key;
+	uint32_t key, h;
 
 	f->first[(uint8_t)name[0]] |= bits;
 	if (strnlen(name, 3) < 3) {
@@ -58,7 +65,12 @@ static inline void namefilter_add(struct namefilter *f, const char *name,
 		return;
 	}
 	memcpy(&key, name, sizeof(key));
-	f->slot[namefilter_hash(key)] |= bits;
+	h = namefilter_hash(key);
+	if (!f->slot[h])
+		f->key[h] = key;
+	else if (f->key[h] != key)
+		f->shared[h] = true;
+	f->slot[h] |= bits;
 }
 
 /* The groups @name may be in (0: none of the wanted names). */
@@ -66,13 +78,19 @@ static inline uint8_t namefilter_test(const struct namefilter *f,
 				      const char *name)
 {
 	uint64_t off = (uint64_t)(uintptr_t)name - (uint64_t)(uintptr_t)f->strs;
-	uint32_t key;
+	uint32_t key, h;
+	uint8_t bits;
 
 	/* outside the table, or fewer than 4 bytes left: the first byte */
-	if (f->nstrs < sizeof(key) || off > f->nstrs - sizeof(key))
+	if (f->nstrs < sizeof(key) || off > f->nstrs - sizeof(key) ||
+	    !f->first[(uint8_t)name[0]])
 		return f->first[(uint8_t)name[0]];
 	memcpy(&key, name, sizeof(key));
-	return f->shortn[(uint8_t)name[0]] | f->slot[namefilter_hash(key)];
+	h = namefilter_hash(key);
+	bits = f->slot[h];
+	if (bits && !f->shared[h] && f->key[h] != key)
+		bits = 0;
+	return f->shortn[(uint8_t)name[0]] | bits;
 }
 
 #endif

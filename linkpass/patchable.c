@@ -32,9 +32,6 @@
 #include "relocs.h"
 #include "util.h"
 
-/* How far before an entry the M nops may start (M <= 64 instructions). */
-#define PRE_ENTRY_MAX 256
-
 bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end)
 {
@@ -77,19 +74,22 @@ bool pad_run_back(const struct image *im, const struct section *sec,
 	return true;
 }
 
-/* The live function that the nops from @addr run into, or NULL. */
-static const struct func *before_entry(struct image *im, const struct funcs *f,
-				       const struct section *sec, uint64_t addr)
+const struct func *pad_before_entry(const struct image *im,
+				    const struct funcs *f,
+				    const struct section *sec, uint64_t addr,
+				    long *hint)
 {
 	uint64_t base = image_section_base(im, sec), pos = addr;
 	uint64_t end = base + sec->sh.sh_size;
 	const struct func *fn;
 	unsigned int n;
 
-	while (pos < end && pos - addr <= PRE_ENTRY_MAX) {
-		fn = funcs_lookup(f, (uint32_t)sec->idx, pos, NULL);
+	while (pos < end && pos - addr <= PAD_PRE_ENTRY_MAX) {
+		/* no function covers @addr: the caller has looked */
+		fn = pos == addr ? NULL :
+		     funcs_lookup(f, (uint32_t)sec->idx, pos, hint);
 		if (fn)
-			return fn->start == pos && pos != addr ? fn : NULL;
+			return fn->start == pos ? fn : NULL;
 		n = im->arch->pad_nop_len(sec->bytes + (pos - base), end - pos);
 		if (!n)
 			return NULL;
@@ -123,6 +123,19 @@ bool pad_fits(const struct image *im, const struct scan_opts *o,
 	return pad_run(im, sec, entry, o->pad_n - o->pad_m, &end);
 }
 
+bool pad_fits_after(const struct image *im, const struct scan_opts *o,
+		    const struct section *sec, const struct func *fn,
+		    uint64_t addr, unsigned int nops)
+{
+	uint64_t end;
+
+	/* pad_run(addr, M) ends at fn's start exactly when M nops lead to it */
+	if (o->pad_m ? nops != o->pad_m : pad_entry(im, sec, fn) != addr)
+		return false;
+	return pad_run(im, sec, o->pad_m ? pad_entry(im, sec, fn) : addr,
+		       o->pad_n - o->pad_m, &end);
+}
+
 static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 				     const struct funcs *f,
 				     const struct section *sec,
@@ -139,7 +152,7 @@ static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 		return DROP_UNTRACED;
 	fn = funcs_lookup(f, (uint32_t)sec->idx, s->addr, NULL);
 	if (!fn) {
-		*live = before_entry(im, f, sec, s->addr);
+		*live = pad_before_entry(im, f, sec, s->addr, NULL);
 		return *live ? SITE_KEPT : DROP_NO_FUNC;
 	}
 	*live = fn;
@@ -164,13 +177,21 @@ static int cmp_sec_addr(const void *a, const void *b)
 	return cmp_addr(a, b);
 }
 
+/* "<rsec> entry <i>", the place of a bad list entry in messages. */
+static const char *entry_place(char *buf, size_t len,
+			       const struct section *rsec, size_t i)
+{
+	snprintf(buf, len, "%s entry %zu", rsec->name, i);
+	return buf;
+}
+
 /*
  * Where relocation @r of the list points: a code section and an
  * address in it (in an object, a section offset); -1 on bad input.
  */
 static int entry_target(struct image *im, const struct section *list,
 			enum reloc_layout l, const struct reloc *r,
-			const char *place, struct section **secp,
+			const struct section *rsec, size_t i, struct section **secp,
 			uint64_t *addrp)
 {
 	unsigned int w = im->arch->addr_size;
@@ -179,18 +200,22 @@ static int entry_target(struct image *im, const struct section *list,
 	uint64_t off = r->offset - base, addr;
 	const struct symbol *sym;
 	struct section *sec;
+	char place[160];
 
 	if (r->offset < base || off >= list->sh.sh_size ||
 	    off % w || list->sh.sh_size - off < w)
-		return lp_error(im->path, place,
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"offset 0x%llx is not an entry of %s",
 				(unsigned long long)r->offset, list->name);
 	if (r->type != im->arch->abs_reloc)
-		return lp_error(im->path, place,
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"%s: relocation type %u, expected %u (absolute address)",
 				im->arch->name, r->type, im->arch->abs_reloc);
 	if (r->sym >= im->nsyms)
-		return lp_error(im->path, place,
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"symbol index %llu out of range (%zu symbols)",
 				(unsigned long long)r->sym, im->nsyms);
 	sym = &im->syms[r->sym];
@@ -211,7 +236,9 @@ static int entry_target(struct image *im, const struct section *list,
 	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
 	    sec->sh.sh_type == SHT_NOBITS ||
 	    addr - image_section_base(im, sec) >= sec->sh.sh_size)
-		return lp_error(im->path, place, "0x%llx%s%s is in no code section",
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
+				"0x%llx%s%s is in no code section",
 				(unsigned long long)addr,
 				im->ehdr.e_type == ET_REL ? " from symbol " : "",
 				im->ehdr.e_type == ET_REL ? sym->name : "");
@@ -219,7 +246,8 @@ static int entry_target(struct image *im, const struct section *list,
 		return -1;
 	if (!im->arch->pad_nop_len(sec->bytes + (addr - image_section_base(im, sec)),
 				   image_section_base(im, sec) + sec->sh.sh_size - addr))
-		return lp_error(im->path, place,
+		return lp_error(im->path,
+				entry_place(place, sizeof(place), rsec, i),
 				"%s: 0x%llx (%s+0x%llx) holds no nop",
 				im->arch->name, (unsigned long long)addr,
 				sec->name,
@@ -227,6 +255,27 @@ static int entry_target(struct image *im, const struct section *list,
 	*secp = sec;
 	*addrp = addr;
 	return 0;
+}
+
+/* The listed address @addr of @sec as a candidate site, in @s. */
+static void listed_site(struct site *s, const struct section *sec,
+			uint64_t addr)
+{
+	memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	s->shndx = (uint32_t)sec->idx;
+	s->form = CALL_NONE;
+	s->verdict = SITE_KEPT;
+	s->entry_style = 1;
+}
+
+void patchable_stats(struct scan_stats *st, size_t n)
+{
+	st->relsecs = 1;
+	st->relocs = n;
+	st->refs = n;
+	st->calls = n;
+	st->threads = 1;
 }
 
 /* A list without its relocations, in an object or in a linked image. */
@@ -242,7 +291,6 @@ static int read_entries(struct image *im, const struct section *list,
 	struct section *rsec = image_relocs_of(im, list), *sec = NULL;
 	enum reloc_layout l;
 	struct relocs rel;
-	char place[160];
 	size_t i;
 
 	if (!rsec)
@@ -261,23 +309,172 @@ static int read_entries(struct image *im, const struct section *list,
 	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
 	*n = 0;
 	for (i = 0; i < rel.count; i++) {
-		struct site *s = &(*out)[*n];
 		struct reloc r;
 		uint64_t addr = 0;
 
 		reloc_get(l, rel.base, i, &r);
-		snprintf(place, sizeof(place), "%s entry %zu", rsec->name, i);
-		if (entry_target(im, list, l, &r, place, &sec, &addr) < 0)
+		if (entry_target(im, list, l, &r, rsec, i, &sec, &addr) < 0)
 			return -1;
-		memset(s, 0, sizeof(*s));
-		s->addr = addr;
-		s->shndx = (uint32_t)sec->idx;
-		s->form = CALL_NONE;
-		s->verdict = SITE_KEPT;
-		s->entry_style = 1;
-		(*n)++;
+		listed_site(&(*out)[(*n)++], sec, addr);
 	}
 	return 0;
+}
+
+bool patchable_candidates_ok(struct image *im)
+{
+	struct section *list = image_find_section(im, PATCHABLE_SECTION), *rsec;
+
+	if (!list || list->sh.sh_type == SHT_NOBITS ||
+	    im->ehdr.e_type == ET_REL)
+		return false;
+	rsec = image_relocs_of(im, list);
+	/* what image_relocs() would refuse */
+	return rsec && im->symtab && rsec->sh.sh_link == im->symtab->idx &&
+	       rsec->sh.sh_entsize ==
+	       reloc_entsize(image_reloc_layout(im, rsec)) &&
+	       !(rsec->sh.sh_size % rsec->sh.sh_entsize);
+}
+
+/* Does an allocated section before @sec share an address with it? */
+static bool overlapped(const struct image *im, const struct section *sec)
+{
+	const GElf_Shdr *a = &sec->sh, *b;
+	size_t i;
+
+	for (i = 1; i < sec->idx; i++) {
+		b = &im->secs[i].sh;
+		if ((b->sh_flags & SHF_ALLOC) && b->sh_size &&
+		    b->sh_addr < a->sh_addr + a->sh_size &&
+		    a->sh_addr < b->sh_addr + b->sh_size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * image_section_at(@addr), but first @*last, the section the entry
+ * before was in, when no section before it overlaps it (the list names
+ * one section's functions after another's): *@last is the answer.
+ */
+static struct section *section_at(struct image *im, struct section **last,
+				  uint64_t addr)
+{
+	struct section *sec = *last;
+
+	if (sec && addr - sec->sh.sh_addr < sec->sh.sh_size)
+		return sec;
+	sec = image_section_at(im, addr);
+	*last = sec && !overlapped(im, sec) ? sec : NULL;
+	return sec;
+}
+
+/*
+ * entry_target() for patchable_candidates(): 1 where it would refuse.
+ * *@last: the section of the entry before, or NULL (section_at()).
+ */
+static int fast_target(struct image *im, const struct section *list,
+		       enum reloc_layout l, const struct reloc *r,
+		       struct section **last, struct section **secp,
+		       uint64_t *addrp)
+{
+	unsigned int w = im->arch->addr_size;
+	uint64_t off = r->offset - list->sh.sh_addr, addr, v = 0;
+	struct section *sec;
+	struct symbol sym;
+
+	if (r->offset < list->sh.sh_addr || off >= list->sh.sh_size ||
+	    off % w || list->sh.sh_size - off < w ||
+	    r->type != im->arch->abs_reloc || r->sym >= im->nsyms ||
+	    !image_sym_get(im, r->sym, &sym))
+		return 1;
+	if (reloc_has_addend(l)) {
+		addr = sym.value + (uint64_t)r->addend;
+	} else {
+		memcpy(&v, list->bytes + off, w);
+		addr = v;
+	}
+	sec = section_at(im, last, addr);
+	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
+	    sec->sh.sh_type == SHT_NOBITS ||
+	    addr - sec->sh.sh_addr >= sec->sh.sh_size)
+		return 1;
+	*secp = sec;
+	*addrp = addr;
+	return 0;
+}
+
+/*
+ * The rest of entry_target()'s checks for the listed site @s: the nop
+ * at its address (its section's bytes loaded first, reported as
+ * entry_target() reports them).
+ */
+static int fast_nop(struct image *im, const struct site *s)
+{
+	struct section *sec = &im->secs[s->shndx];
+	uint64_t off = s->addr - sec->sh.sh_addr;
+
+	if (!image_section_bytes(im, sec))
+		return -1;
+	return im->arch->pad_nop_len(sec->bytes + off,
+				     sec->sh.sh_size - off) ? 0 : 1;
+}
+
+/* How many sites ahead fast_nop()'s bytes are asked for. */
+#define NOP_PREFETCH_AHEAD 16
+
+int patchable_candidates(struct image *im, struct site **out, size_t *n,
+			 struct scan_stats *st)
+{
+	struct section *list = image_find_section(im, PATCHABLE_SECTION);
+	struct section *sec = NULL, *last = NULL;
+	const struct site *s;
+	struct relocs rel;
+	struct reloc r;
+	uint64_t addr;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!patchable_candidates_ok(im))
+		return 1;
+	if (image_relocs(im, image_relocs_of(im, list), &rel) < 0)
+		return -1;
+	if (!reloc_has_addend(rel.layout) && !image_section_bytes(im, list))
+		return -1;
+	*out = xmalloc((rel.count ? rel.count : 1) * sizeof(**out));
+	for (i = 0; i < rel.count; i++) {
+		reloc_get(rel.layout, rel.base, i, &r);
+		ret = fast_target(im, list, rel.layout, &r, &last, &sec, &addr);
+		if (ret)
+			goto out_free;
+		listed_site(&(*out)[(*n)++], sec, addr);
+	}
+	/*
+	 * Then the bytes at each, a cache miss apiece (one function each):
+	 * asked for ahead.  In list order, so that the first entry whose
+	 * bytes cannot be read is the one entry_target() reports; a
+	 * silent 1 above decides nothing, in whatever order.
+	 */
+	for (i = 0; i < *n; i++) {
+		if (i + NOP_PREFETCH_AHEAD < *n) {
+			s = &(*out)[i + NOP_PREFETCH_AHEAD];
+			sec = &im->secs[s->shndx];
+			if (sec->loaded)
+				__builtin_prefetch(sec->bytes +
+						   (s->addr - sec->sh.sh_addr));
+		}
+		ret = fast_nop(im, &(*out)[i]);
+		if (ret)
+			goto out_free;
+	}
+	patchable_stats(st, *n);
+	return 0;
+out_free:
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return ret;
 }
 
 /* Judge every candidate, keeping r->kept in (section, address) order. */
@@ -352,11 +549,7 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	t0 = now_ns();
 	if (read_entries(im, list, &cand, &n) < 0)
 		goto out_free;
-	r->stats.relsecs = 1;
-	r->stats.relocs = n;
-	r->stats.refs = n;
-	r->stats.calls = n;
-	r->stats.threads = 1;
+	patchable_stats(&r->stats, n);
 	r->stats.ns_relocs = now_ns() - t0;
 
 	t0 = now_ns();
@@ -366,6 +559,7 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 		cand = NULL;	/* r->kept owns it now */
 		goto out_free;
 	}
+	cand = NULL;		/* likewise */
 	r->stats.ns_filter = now_ns() - t0;
 	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
 		lp_error(im->path, im->symtab->name,

@@ -12,9 +12,31 @@
 
 #define PATCHABLE_SECTION "__patchable_function_entries"
 
-/* scan_image() for o->patchable (find.h): fills @r the same way. */
+/* How far before an entry its M nops may start (M <= 64 instructions). */
+#define PAD_PRE_ENTRY_MAX 256
+
+/*
+ * scan_image() for o->patchable (find.h), with every drop explained:
+ * fills @r the same way.
+ */
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r);
+
+/*
+ * The listed addresses for scan_image()'s judgement without the sorted
+ * index (linked images, no drop reasons), each as a candidate site,
+ * read with the symbols in place.  patchable_candidates_ok(): is there
+ * a list with relocations to read?  patchable_candidates() returns 1,
+ * with nothing reported, at an entry patchable_scan() would refuse or
+ * a symbol that needs decoding, so that it says why; -1 after an error
+ * line it would give the same way.  On success @st gets the list's
+ * counts (patchable_stats()).
+ */
+bool patchable_candidates_ok(struct image *im);
+int patchable_candidates(struct image *im, struct site **out, size_t *n,
+			 struct scan_stats *st);
+/* The counts of --stats for a list of @n entries. */
+void patchable_stats(struct scan_stats *st, size_t n);
 
 /*
  * A run of @n pad nops in @sec from @addr (an address, or in an object
@@ -26,6 +48,16 @@ bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end);
 bool pad_run_back(const struct image *im, const struct section *sec,
 		  uint64_t end, unsigned int n, uint64_t *start);
+/*
+ * The live function that the nops from @addr run into: the function M
+ * nops before whose entry a pad starts; NULL when there is none.  No
+ * function may cover @addr (funcs_lookup() says NULL: the caller has
+ * asked).  @hint as for funcs_lookup().  @sec's bytes must be loaded.
+ */
+const struct func *pad_before_entry(const struct image *im,
+				    const struct funcs *f,
+				    const struct section *sec, uint64_t addr,
+				    long *hint);
 /* Where @fn's pad after the entry begins: past its landing pad, if any. */
 uint64_t pad_entry(const struct image *im, const struct section *sec,
 		   const struct func *fn);
@@ -35,5 +67,12 @@ uint64_t pad_entry(const struct image *im, const struct section *sec,
  */
 bool pad_fits(const struct image *im, const struct scan_opts *o,
 	      const struct section *sec, const struct func *fn, uint64_t addr);
+/*
+ * pad_fits(), for @addr that @nops nops lead from to @fn's start (0: an
+ * address at the entry): the walk is not made again.
+ */
+bool pad_fits_after(const struct image *im, const struct scan_opts *o,
+		    const struct section *sec, const struct func *fn,
+		    uint64_t addr, unsigned int nops);
 
 #endif

@@ -31,10 +31,11 @@
  * but not from the tables that list every function or call site whether
  * live or dead: the mcount tables and PC-relative metadata (.eh_frame,
  * and a kernel's ORC, IBT and other objtool tables).  The byte scan
- * looks at every position of the candidate's section without decoding
- * instructions: a position that is not really a branch hits one given
- * entry with probability 2^-32, so a false "reached" needs about 2^32
- * bytes of code per dead body.
+ * looks at every position of the candidate's own object's code (its
+ * window: find_windows()) without decoding instructions: a position
+ * that is not really a branch hits one given entry with probability
+ * 2^-32, so a false "reached" needs about 2^32 bytes of code per dead
+ * body.
  *
  * The entry is the call itself, or the endbr64 just before it.  The
  * body runs to the next candidate entry, the next function symbol or
@@ -77,6 +78,7 @@ struct cand {
 	uint64_t far_self;	/* the farthest reference from inside
 				 * [entry, end); 0: none
 				 */
+	uint64_t lo, hi;	/* where its byte search looks: find_windows() */
 	uint32_t shndx;
 	bool reached;
 };
@@ -216,6 +218,8 @@ static void add_site(struct stripped_check *sc, const struct site *s)
 				   ARCH_ENTRY_PREFIX_MAX) == ARCH_ENTRY_PREFIX_MAX)
 		c->entry -= ARCH_ENTRY_PREFIX_MAX;
 	c->end = sec->sh.sh_addr + sec->sh.sh_size;
+	c->lo = sec->sh.sh_addr;
+	c->hi = c->end;
 }
 
 static void gather(struct stripped_check *sc, const struct scan_result *r)
@@ -290,6 +294,253 @@ static void resolve_symbols(struct stripped_check *sc)
 			sc->v[i].reached = false;	/* not a candidate */
 	}
 	free(cover);
+}
+
+/*
+ * The nearest two local function symbols on one side of a point that
+ * come from different STT_FILE groups: where one object's code ends at
+ * the latest (see find_windows()).
+ */
+#define INFO_LOCAL_FUNC ((STB_LOCAL << 4) | STT_FUNC)
+
+struct witnesses {
+	uint64_t addr[2];	/* the nearest, then the nearest of a group
+				 * other than addr[0]'s
+				 */
+	uint32_t group[2];
+	unsigned int n;		/* how many of the two there are */
+};
+
+/* Is @a nearer to the point than @b: higher @below it, lower above it? */
+static inline bool nearer(uint64_t a, uint64_t b, bool below)
+{
+	return below ? a > b : a < b;
+}
+
+/* Take the local at @addr, of STT_FILE group @group, into @w. */
+static __always_inline void witness(struct witnesses *w, uint64_t addr,
+				    uint32_t group, bool below)
+{
+	if (!w->n || nearer(addr, w->addr[0], below)) {
+		/* the old nearest stays second when its group differs */
+		if (w->n && w->group[0] != group) {
+			w->addr[1] = w->addr[0];
+			w->group[1] = w->group[0];
+			w->n = 2;
+		}
+		w->addr[0] = addr;
+		w->group[0] = group;
+		w->n = w->n ? w->n : 1;
+	} else if (group != w->group[0] &&
+		   (w->n < 2 || nearer(addr, w->addr[1], below))) {
+		w->addr[1] = addr;
+		w->group[1] = group;
+		w->n = 2;
+	}
+}
+
+/* The pair of the union of @w's and @from's locals, into @w. */
+static void witness_merge(struct witnesses *w, const struct witnesses *from,
+			  bool below)
+{
+	unsigned int i;
+
+	for (i = 0; i < from->n; i++)
+		witness(w, from->addr[i], from->group[i], below);
+}
+
+/*
+ * What find_windows() reads of symbol @i: its st_info, and when that is
+ * a local function's, its visibility, section and value.  From the
+ * decoded copy when there is one, else in place (the scan has read
+ * every symbol once, and checked it).
+ */
+static __always_inline uint8_t local_func(const struct stripped_check *sc,
+					  size_t i, uint8_t *vis,
+					  uint32_t *shndx, uint64_t *value)
+{
+	const struct sym_input *in = &sc->im->symin;
+	const struct symbol *d;
+	const uint8_t *p;
+	uint8_t info;
+	uint16_t x;
+	uint32_t v;
+
+	if (sc->syms) {
+		d = &sc->syms[i];
+		info = (uint8_t)(d->bind << 4 | d->type);
+		*vis = d->vis;
+		*shndx = d->shndx;
+		*value = d->value;
+		return info;
+	}
+	if (in->is64) {
+		p = in->syms + i * sizeof(Elf64_Sym);
+		info = p[offsetof(Elf64_Sym, st_info)];
+		if (info != INFO_LOCAL_FUNC)
+			return info;
+		*vis = ELF64_ST_VISIBILITY(p[offsetof(Elf64_Sym, st_other)]);
+		memcpy(&x, p + offsetof(Elf64_Sym, st_shndx), sizeof(x));
+		memcpy(value, p + offsetof(Elf64_Sym, st_value), sizeof(*value));
+		*shndx = x;
+		return info;
+	}
+	p = in->syms + i * sizeof(Elf32_Sym);
+	info = p[offsetof(Elf32_Sym, st_info)];
+	if (info != INFO_LOCAL_FUNC)
+		return info;
+	*vis = ELF32_ST_VISIBILITY(p[offsetof(Elf32_Sym, st_other)]);
+	memcpy(&x, p + offsetof(Elf32_Sym, st_shndx), sizeof(x));
+	memcpy(&v, p + offsetof(Elf32_Sym, st_value), sizeof(v));
+	*shndx = x;
+	*value = v;
+	return info;
+}
+
+/*
+ * Which gap between candidates an address falls in (gap k: after
+ * candidate k - 1, up to candidate k's entry), found through a table of
+ * pages of the candidates' range: the first candidate of each.
+ */
+#define GAP_WALK 8	/* steps from a page's first candidate, then search */
+
+struct gaps {
+	uint64_t lo, span;	/* the first candidate's entry, to the last */
+	unsigned int shift;	/* page size */
+	size_t *first;		/* by page: the first candidate at or after */
+};
+
+static void gaps_init(struct gaps *g, const struct stripped_check *sc)
+{
+	size_t npages, p, k = 0;
+
+	g->lo = sc->v[0].entry;
+	g->span = sc->v[sc->n - 1].entry - g->lo;
+	/* 4 KiB pages, larger when that makes more than 4 per candidate */
+	for (g->shift = 12; (g->span >> g->shift) > 4 * sc->n + 1024;)
+		g->shift++;
+	npages = (size_t)(g->span >> g->shift) + 1;
+	g->first = xmalloc(npages * sizeof(*g->first));
+	for (p = 0; p < npages; p++) {
+		while (k < sc->n &&
+		       sc->v[k].entry - g->lo < (uint64_t)p << g->shift)
+			k++;
+		g->first[p] = k;
+	}
+}
+
+/* lower_bound(@sc, @addr), mostly in a step or two. */
+static size_t gap_of(const struct gaps *g, const struct stripped_check *sc,
+		     uint64_t addr)
+{
+	size_t k, steps;
+
+	if (addr <= g->lo)
+		return 0;
+	if (addr - g->lo > g->span)
+		return sc->n;
+	k = g->first[(addr - g->lo) >> g->shift];
+	for (steps = 0; k < sc->n && sc->v[k].entry < addr; steps++, k++)
+		if (steps == GAP_WALK)
+			return lower_bound(sc, addr);
+	return k;
+}
+
+/*
+ * The window of each candidate's byte search: the code of the object
+ * it came from, bounded by local function symbols of other objects.
+ * The assembler resolves a branch only inside one section of one
+ * object; any other reference to a static function is a relocation,
+ * read in full by find_refs().  The linked image does not record where
+ * an object's code starts or ends, but a static function's symbol lies
+ * in its own object's code, and the linkers write each object's local
+ * symbols together, after its STT_FILE symbol.  So of the two nearest
+ * local function symbols below a candidate from two different STT_FILE
+ * groups, one is from another object than the candidate's, and that
+ * object's code lies wholly below the candidate's object: the window
+ * starts there.  Likewise above.  A stripped object (strip -x) has no
+ * local function symbol at all, so every one is another object's.
+ * Only genuine locals count: STB_LOCAL, STT_FUNC, default visibility
+ * (lld makes hidden globals local, listed with another file's group),
+ * inside their section.  Without two such groups on a side, the window
+ * runs to the section's end on that side.
+ */
+static void find_windows(struct stripped_check *sc)
+{
+	struct witnesses *below = xcalloc(sc->n + 1, sizeof(*below));
+	struct witnesses *above = xcalloc(sc->n + 1, sizeof(*above));
+	const struct cand *v = sc->v;
+	const struct section *sec;
+	size_t n = sc->n, i, k = 0;
+	uint64_t value = 0;
+	uint32_t group = 0, shndx = 0;
+	uint8_t info, vis = 0;
+	struct gaps g;
+
+	gaps_init(&g, sc);
+	for (i = 1; i < sc->first_global; i++) {
+		info = local_func(sc, i, &vis, &shndx, &value);
+		if ((info & 0xf) == STT_FILE) {
+			group = (uint32_t)i;
+			continue;
+		}
+		if (info != INFO_LOCAL_FUNC || vis != STV_DEFAULT ||
+		    shndx == SHN_UNDEF || shndx >= sc->im->nsecs)
+			continue;
+		sec = &sc->im->secs[shndx];
+		if (value < sec->sh.sh_addr ||
+		    value - sec->sh.sh_addr >= sec->sh.sh_size)
+			continue;
+		/*
+		 * Gap k (after candidate k - 1, up to candidate k): the
+		 * symbols of one object come in address order, so mostly
+		 * the gap of the symbol before.
+		 */
+		if ((k && value <= v[k - 1].entry) ||
+		    (k < n && value > v[k].entry))
+			k = gap_of(&g, sc, value);
+		if (k < n && v[k].entry == value)
+			continue;
+		if (k < n && v[k].shndx == shndx)
+			witness(&below[k], value, group, true);
+		if (k > 0 && v[k - 1].shndx == shndx)
+			witness(&above[k], value, group, false);
+	}
+	/* below candidate k: gaps 0..k of its section; above: k+1.. */
+	for (k = 1; k < n; k++)
+		if (v[k].shndx == v[k - 1].shndx)
+			witness_merge(&below[k], &below[k - 1], true);
+	for (k = n; k-- > 1;)
+		if (v[k].shndx == v[k - 1].shndx)
+			witness_merge(&above[k], &above[k + 1], false);
+	for (k = 0; k < n; k++) {
+		if (below[k].n == 2)
+			sc->v[k].lo = below[k].addr[1];
+		if (above[k + 1].n == 2)
+			sc->v[k].hi = above[k + 1].addr[1];
+	}
+	free(g.first);
+	free(below);
+	free(above);
+}
+
+/*
+ * Are the windows worth working out?  Not when the candidates lie
+ * closer than this on average in their sections: the windows, an
+ * object or more to each side, would cover the code anyway (the bench
+ * samples: a dead weak body every 1.4 KB).
+ */
+#define WINDOW_MIN_SPACING ((uint64_t)16 << 10)
+
+static bool windows_pay(const struct stripped_check *sc)
+{
+	uint64_t bytes = 0;
+	size_t i;
+
+	for (i = 0; i < sc->n; i++)
+		if (!i || sc->v[i - 1].shndx != sc->v[i].shndx)
+			bytes += sc->im->secs[sc->v[i].shndx].sh.sh_size;
+	return bytes / sc->n >= WINDOW_MIN_SPACING;
 }
 
 /* The filter of candidate entries; sc->n > 0, sc->v sorted. */
@@ -377,23 +628,17 @@ static inline uint64_t sym_value(const struct stripped_check *sc, size_t i)
 	return v32;
 }
 
-/* The address relocation @rel refers to, or false. */
+/* The address relocation @rel, of kind @kind, refers to, or false. */
 static __always_inline bool
 ref_target(const struct stripped_check *sc, enum reloc_layout l,
-	   const struct section *t, const uint8_t *kinds,
+	   const struct section *t, enum ref_kind kind,
 	   const struct reloc *rel, uint64_t *addr)
 {
-	const struct image *im = sc->im;
-	enum ref_kind kind = rel->type < KIND_CACHE ? kinds[rel->type] :
-			     im->arch->reloc_ref(rel->type);
-	bool code = t->sh.sh_flags & SHF_EXECINSTR;
 	uint64_t off = rel->offset - t->sh.sh_addr;
 	int32_t field;
 
-	if (kind == REF_NONE || (!code && kind != REF_ABS))
-		return false;
 	if (reloc_has_addend(l)) {
-		if (rel->sym >= im->nsyms)
+		if (rel->sym >= sc->im->nsyms)
 			return false;
 		*addr = sym_value(sc, rel->sym) + (uint64_t)rel->addend;
 	} else {
@@ -410,20 +655,34 @@ ref_target(const struct stripped_check *sc, enum reloc_layout l,
 	return true;
 }
 
-/* One loop per layout (see relocs.h); @l is a constant in each copy. */
+/*
+ * One loop per layout (see relocs.h); @l is a constant in each copy.
+ * The symbol index, then the type, rule out most relocations before
+ * the rest of one is read.
+ */
 static __always_inline void
 refs_in(enum reloc_layout l, struct stripped_check *sc, const struct relocs *rs,
 	uint64_t from, uint64_t to)
 {
+	const struct arch *arch = sc->im->arch;
+	/* in data, only absolute references are function pointers */
+	bool code = rs->target->sh.sh_flags & SHF_EXECINSTR;
+	size_t first_global = sc->first_global, j;
+	enum ref_kind kind;
 	struct reloc rel;
 	uint64_t addr;
-	size_t j;
+	uint32_t type;
 
 	for (j = from; j < to; j++) {
-		reloc_get(l, rs->base, j, &rel);
-		if (rel.sym >= sc->first_global)
+		if (reloc_sym(l, rs->base, j) >= first_global)
 			continue;	/* names a global: see the top */
-		if (ref_target(sc, l, rs->target, sc->kinds, &rel, &addr))
+		type = reloc_type(l, rs->base, j);
+		kind = type < KIND_CACHE ? (enum ref_kind)sc->kinds[type] :
+		       arch->reloc_ref(type);
+		if (kind == REF_NONE || (!code && kind != REF_ABS))
+			continue;
+		reloc_get(l, rs->base, j, &rel);
+		if (ref_target(sc, l, rs->target, kind, &rel, &addr))
 			reaches(sc, rel.offset, addr);
 	}
 }
@@ -482,42 +741,48 @@ static void scan_branches(struct stripped_check *sc, const struct section *sec,
 		reaches(sc, sec->sh.sh_addr + p, target);
 }
 
+/* Pieces of at most @piece of relocations or bytes [@from, @to). */
 static void add_item(struct stripped_check *sc, const struct relocs *rs,
-		     const struct section *sec, uint64_t n, uint64_t piece)
+		     const struct section *sec, uint64_t from, uint64_t to,
+		     uint64_t piece)
 {
-	uint64_t from;
-
-	for (from = 0; from < n; from += piece)
+	for (; from < to; from += piece)
 		sc->items[sc->nitems++] = (struct work_item){
-			rs, sec, from, n - from > piece ? from + piece : n,
+			rs, sec, from, to - from > piece ? from + piece : to,
 		};
 }
 
 /*
  * Cut the work into pieces: the relocation sections, then the code of
- * the sections that hold candidates (one at a time: they are sorted).
+ * the candidates' windows, those that overlap as one (they are sorted:
+ * find_windows()).  Returns the bytes of code to search.
  */
-static void make_items(struct stripped_check *sc)
+static uint64_t make_items(struct stripped_check *sc)
 {
 	const struct section *sec;
-	size_t n = 0, i;
+	uint64_t bytes = 0, lo, hi;
+	size_t n = 0, i, k;
 
 	for (i = 0; i < sc->nrefs; i++)
 		n += sc->refs[i].count / ITEM_RELOCS + 1;
 	for (i = 0; i < sc->n; i++)
-		if (!i || sc->v[i - 1].shndx != sc->v[i].shndx)
-			n += sc->im->secs[sc->v[i].shndx].sh.sh_size /
-			     ITEM_BYTES + 1;
+		n += (sc->v[i].hi - sc->v[i].lo) / ITEM_BYTES + 1;
 	sc->items = xmalloc((n ? n : 1) * sizeof(*sc->items));
 	for (i = 0; i < sc->nrefs; i++)
-		add_item(sc, &sc->refs[i], NULL, sc->refs[i].count,
+		add_item(sc, &sc->refs[i], NULL, 0, sc->refs[i].count,
 			 ITEM_RELOCS);
-	for (i = 0; i < sc->n; i++) {
-		if (i && sc->v[i - 1].shndx == sc->v[i].shndx)
-			continue;
+	for (i = 0; i < sc->n; i = k) {
 		sec = &sc->im->secs[sc->v[i].shndx];
-		add_item(sc, NULL, sec, sec->sh.sh_size, ITEM_BYTES);
+		lo = sc->v[i].lo;
+		hi = sc->v[i].hi;
+		for (k = i + 1; k < sc->n && sc->v[k].shndx == sc->v[i].shndx &&
+		     sc->v[k].lo <= hi; k++)
+			hi = sc->v[k].hi > hi ? sc->v[k].hi : hi;
+		add_item(sc, NULL, sec, lo - sec->sh.sh_addr,
+			 hi - sec->sh.sh_addr, ITEM_BYTES);
+		bytes += hi - lo;
 	}
+	return bytes;
 }
 
 static int refuse(struct stripped_check *sc)
@@ -618,10 +883,14 @@ static void forget(struct stripped_check *sc)
  */
 #define THREAD_MIN_BYTES BIT(20)
 
-/* Is the check worth a thread of its own?  @threads as in scan_opts. */
-static bool worth_a_thread(const struct stripped_check *sc, int threads)
+/*
+ * Is the check worth a thread of its own?  @threads as in scan_opts;
+ * @bytes of code to search.
+ */
+static bool worth_a_thread(const struct stripped_check *sc, int threads,
+			   uint64_t bytes)
 {
-	size_t bytes = 0, i;
+	size_t i;
 
 	if (threads == 1)
 		return false;
@@ -631,9 +900,6 @@ static bool worth_a_thread(const struct stripped_check *sc, int threads)
 		return false;
 	for (i = 0; i < sc->nrefs; i++)
 		bytes += sc->refs[i].rsec->sh.sh_size;
-	for (i = 0; i < sc->n; i++)
-		if (!i || sc->v[i - 1].shndx != sc->v[i].shndx)
-			bytes += sc->im->secs[sc->v[i].shndx].sh.sh_size;
 	return bytes >= THREAD_MIN_BYTES;
 }
 
@@ -660,7 +926,7 @@ int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		   struct stripped_check **job)
 {
 	struct stripped_check *sc;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), bytes;
 	size_t i;
 
 	*job = NULL;
@@ -683,20 +949,22 @@ int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		sc->first_global = im->nsyms;	/* malformed: all */
 	sc->syms = im->syms_decoded ? im->syms : NULL;
 	make_filter(sc);
+	if (windows_pay(sc))
+		find_windows(sc);
 	if (load_refs(sc) < 0) {
 		stripped_free(sc);
 		return -1;
 	}
 	for (i = 0; i < KIND_CACHE; i++)
 		sc->kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
-	make_items(sc);
+	bytes = make_items(sc);
 	/*
 	 * No lock is needed: the thread writes only sc's candidates, and
 	 * reads the image's bytes, which nothing changes, and the fields
 	 * load_refs() filled, which only it wrote.
 	 */
 	sc->ns_start = now_ns() - t0;
-	sc->threaded = worth_a_thread(sc, threads) &&
+	sc->threaded = worth_a_thread(sc, threads, bytes) &&
 		       !pthread_create(&sc->tid, NULL, find_refs_thread, sc);
 	if (!sc->threaded)
 		find_refs_thread(sc);

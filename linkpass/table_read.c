@@ -172,10 +172,12 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 		if (!base)
 			return -1;
 		for (j = 0; j < n; j++) {
+			uint64_t off = reloc_offset(l, base, j), symval = 0;
 			struct reloc r;
 
-			uint64_t symval = 0;
-
+			/* most land elsewhere: one compare before the rest */
+			if (off - t->start >= stop - t->start)
+				continue;
 			reloc_get(l, base, j, &r);
 			if ((r.type != im->arch->relative_reloc &&
 			     (r.type != im->arch->abs_reloc || !r.sym)) ||

@@ -3,7 +3,7 @@
 with -pg, what precedes its first _mcount call (from OBJDUMP -dr): how
 many instructions at most, which mnemonics, and whether any call, return
 or branch does.  The evidence for the aarch64/riscv64 site rule
-(docs/design.md, section 8)."""
+(docs/arch.md)."""
 import re, subprocess, sys, collections
 objdump, objs = sys.argv[1], sys.argv[2:]
 mnems = collections.Counter(); maxpre = (0, None); nfunc = 0; nocall = 0; calls_before = []

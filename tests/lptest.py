@@ -162,10 +162,11 @@ class Linkpass:
 
 # Line format of `linkpass dump` and `linkpass sites`:
 #   0x<addr> <function>+0x<off> <section>
+# or <function>-0x<off> for a pad's first nop before the function's entry
 _SITE_LINE = re.compile(r"^0x([0-9a-fA-F]+)\s+(\S+)\s+(\S+)\s*$")
 
 
-_ENTRY_LINE = re.compile(r"^0x([0-9a-f]+) (\S+?)\+0x([0-9a-f]+) (\S+)$")
+_ENTRY_LINE = re.compile(r"^0x([0-9a-f]+) (\S+?)([+-])0x([0-9a-f]+) (\S+)$")
 
 
 def parse_sites(text):
@@ -184,13 +185,15 @@ def parse_sites(text):
 
 def parse_entries(text):
     """[(addr, function, offset, section)] from dump/sites output, in the
-    order printed; `<none>` entries have function "<none>", offset 0."""
+    order printed; `<none>` entries have function "<none>", offset 0; an
+    entry before its function's entry (`func-0x8`) a negative offset."""
     out = []
     for line in text.splitlines():
         m = _ENTRY_LINE.match(line)
         if m:
-            out.append((int(m.group(1), 16), m.group(2), int(m.group(3), 16),
-                        m.group(4)))
+            off = int(m.group(4), 16)
+            out.append((int(m.group(1), 16), m.group(2),
+                        -off if m.group(3) == "-" else off, m.group(5)))
             continue
         m = re.match(r"^0x([0-9a-f]+) <none> (\S+)$", line)
         assert m, f"unexpected line in linkpass output: {line!r}"

@@ -373,3 +373,125 @@ def test_overridden_weak_stays_dropped(linkpass, tmp_path, cc, ld, strip):
     names = [ln.split()[1].split("+")[0]
              for ln in linkpass.run("sites", image).stdout.splitlines()]
     assert names.count("wf") == 1 and names.count("walk") == 1, names
+
+
+# ---------------------------------------------------------------------------
+# The byte search for branches the assembler resolved looks only at the
+# stripped object's own code, bounded by local function symbols of other
+# objects (stripped.c, find_windows()).  Its edges: the branch at the far
+# end of a big object, forward or backward; from another section of the
+# object (a relocation, looked up wherever it lies); and an object that
+# kept some of its local symbols, so that the nearest local symbol on the
+# caller's side is its own (objcopy --strip-symbol=twice).  The object is
+# assembler text, so that its layout is exact: caller, keep(), 70,000
+# bytes of fill, twice() (or the other way round), between two C objects
+# with static functions of their own.
+
+NEIGHBOUR_C = """\
+int g{n};
+static __attribute__((noinline)) int s{n}(int x) {{ g{n} += x; return x * 5; }}
+int f{n}(int x) {{ return s{n}(x) + 1; }}
+"""
+FAR_MAIN_C = """\
+int f1(int); int fb(int); int fa(int); int fill(int);
+int main(void) { return f1(1) + fb(1) + fa(1) + fill(0) > 0 ? 0 : 1; }
+"""
+FAR_FUNC = """\
+	.type	{name}, @function
+{name}:
+	call	__fentry__
+{body}
+	.size	{name}, .-{name}
+"""
+# reach: (the caller's branch to twice, in the caller's section, and
+# whether the caller comes after twice)
+FAR_REACH = {
+    "call-far": ("\tcall\ttwice\n\tret", ".text", False),
+    "tail-far": ("\tjmp\ttwice", ".text", False),
+    "jcc-far": ("\ttestl\t%edi, %edi\n\tjne\ttwice\n\tret", ".text", False),
+    "backward": ("\tcall\ttwice\n\tret", ".text", True),
+    "other-section": ("\tcall\ttwice\n\tret", ".text.unlikely", False),
+}
+
+
+def far_object_s(reach):
+    branch, section, caller_last = FAR_REACH[reach]
+    f1 = (f'\t.section\t{section},"ax",@progbits\n\t.globl\tf1\n' +
+          FAR_FUNC.format(name="f1", body=branch) + "\t.text\n")
+    parts = [
+        FAR_FUNC.format(name="keep", body="\tleal\t3(%rdi), %eax\n\tret"),
+        "\t.globl\tfill\n" + FAR_FUNC.format(
+            name="fill", body="\t.skip\t70000, 0x90\n\tcall\tkeep\n\tret"),
+    ]
+    twice = FAR_FUNC.format(name="twice", body="\tleal\t(%rdi,%rdi), %eax\n\tret")
+    body = [twice, *parts, f1] if caller_last else [f1, *parts, twice]
+    return ('\t.file\t"far.c"\n\t.text\n' + "".join(body) +
+            '\t.section\t.note.GNU-stack,"",@progbits\n')
+
+
+@pytest.mark.parametrize("how", ["strip -x", "strip-symbol"])
+@pytest.mark.parametrize("reach", list(FAR_REACH))
+@pytest.mark.parametrize("ld", LDS)
+@pytest.mark.parametrize("cc", CCS)
+def test_stripped_static_reached_from_afar(linkpass, tmp_path, cc, ld, reach,
+                                           how):
+    """A stripped static function reached only from the far end of its
+    object, or from another section of it, is refused as when reached
+    from nearby; so is one whose object kept its other local symbols."""
+    require_compiler_ld(cc, ld)
+    require_tools("strip", "objcopy", "nm", "objdump", "readelf")
+    before = compile_src(tmp_path, "before.c", NEIGHBOUR_C.format(n="b"),
+                         cc, CFLAGS)
+    after = compile_src(tmp_path, "after.c", NEIGHBOUR_C.format(n="a"),
+                        cc, CFLAGS)
+    far = assemble(tmp_path, "far.s", far_object_s(reach))
+    objs = [before, far, after,
+            compile_src(tmp_path, "main.c", FAR_MAIN_C, cc, CFLAGS),
+            assemble(tmp_path, "stubs.S", STUBS_S)]
+    whole = link_with(tmp_path, cc, ld, objs, "img")
+    names = {ln.split()[1].split("+")[0]
+             for ln in linkpass.run("sites", whole).stdout.splitlines()}
+    assert {"f1", "keep", "twice", "sb", "sa"} <= names, names
+    addr = {ln.split()[2]: int(ln.split()[0], 16)
+            for ln in run(["nm", whole]).stdout.splitlines()
+            if len(ln.split()) == 3}
+
+    # the premises: twice() is reached by the one branch, from afar or
+    # through a relocation, and the neighbours' statics lie around it
+    branch = {"call-far": "e8", "tail-far": "e9", "jcc-far": "0f",
+              "backward": "e8", "other-section": "e8"}[reach]
+    refs = re.findall(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2} )+)\s*\S+\s+"
+                      r"[0-9a-f]+ <twice>$",
+                      run(["objdump", "-d", whole]).stdout, re.M)
+    assert [r[1].split()[0] for r in refs] == [branch], refs
+    site = int(refs[0][0], 16)
+    if reach == "other-section":
+        # a relocation: wherever the linker put .text.unlikely (GNU ld:
+        # before every object's .text)
+        assert f"{site + 1:016x}" in run(["readelf", "-rW", whole]).stdout
+    else:
+        assert abs(addr["twice"] - site) > 65536, (hex(site), addr)
+        assert addr["sb"] < min(addr["twice"], site) and \
+            addr["sa"] > max(addr["twice"], site), addr
+
+    if how == "strip -x":
+        run(["strip", "-x", far])
+        first, count = min(addr["keep"], addr["twice"]), 1 + 1
+    else:
+        run(["objcopy", "--strip-symbol=twice", far])
+        first, count = addr["twice"], 1
+    image = link_with(tmp_path, cc, ld, objs, "img-stripped")
+    syms = run(["nm", image]).stdout
+    assert " twice\n" not in syms and (" keep\n" in syms) == (how != "strip -x")
+    out = tmp_path / "t.o"
+    out.write_bytes(b"the previous table")
+    for cmd in (["scan", image, "-o", out], ["check", image],
+                ["scan", image, "-o", out, "-j2"], ["check", image, "-j2"]):
+        line = refused_line(linkpass.run(*cmd, check=False), image)
+        m = re.fullmatch(
+            rf"linkpass: {re.escape(str(image))}: \.text\+0x[0-9a-f]+ "
+            r"\(0x([0-9a-f]+)\): (\d+) function entr(?:y|ies) in no "
+            r"function symbol (?:is|are) called or referenced, .*", line)
+        assert m, line
+        assert (int(m.group(1), 16), int(m.group(2))) == (first, count), line
+    assert out.read_bytes() == b"the previous table"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from lptest import (link_driver, links_taken, require_compiler_ld,
+from lptest import (assemble, link_driver, links_taken, require_compiler_ld,
                     require_tools, run, section_data, section_headers,
                     symbols, write)
 
@@ -397,3 +397,163 @@ def test_stock_module_list_with_an_address(tmp_path, linkpass):
     assert status == 1, proc.stdout
     assert len(re.findall(r"^missing ", proc.stdout, re.M)) == len(MODULE_TRACED)
 
+
+
+# ---------------------------------------------------------------------------
+# scan and check judge a linked image's list by the scan's entry maps
+# (scan.c, pad_at()); what those cannot tell goes to the full judgement
+# (patchable_scan(), which sites and --stats use): a function covering
+# the nops before an entry, an entry inside a function, the wrong
+# geometry, no local function symbols.  Each must give the table and the
+# error line the full judgement gives.  x86_64 assembler, so that the
+# layout is exact: -fpatchable-function-entry=4,2 as gcc writes it.
+
+PAD_FUNC_S = """\
+	.section	__patchable_function_entries,"awo",@progbits,{name}
+	.align 8
+	.quad	{entry}
+	.text
+	.p2align 4
+{head}{pre}{label}:
+	nop
+	nop
+{name}:
+	nop
+	nop
+{body}
+"""
+PAD_TAIL_S = '\t.section\t.note.GNU-stack,"",@progbits\n'
+
+
+def pad_func(name, body="\tret", glob=True, entry=None, pre=""):
+    label = f".Lpfe_{name}"
+    head = (f"\t.globl\t{name}\n" if glob else "") + \
+        f"\t.type\t{name}, @function\n"
+    return PAD_FUNC_S.format(name=name, entry=entry or label, label=label,
+                             head=head, pre=pre,
+                             body=body + f"\n\t.size\t{name}, .-{name}")
+
+
+# (the program's functions, the names whose entries the table keeps)
+PAD_LAYOUTS = {
+    # all plain: the maps decide every entry
+    "plain": ([pad_func("main", "\txorl %eax, %eax\n\tret"),
+               pad_func("f1"), pad_func("st", glob=False)],
+              {"main", "f1", "st"}),
+    # big's symbol covers f2's nops before its entry: not at an entry
+    "covered": ([pad_func("main", "\txorl %eax, %eax\n\tret"),
+                 pad_func("f2", pre="\t.type\tbig, @function\nbig:\n\t.skip 12, 0x90\n"
+                          "\t.size\tbig, 16\n")],
+                {"main"}),
+    # an entry listed inside mid, past its own pad: not at an entry
+    "inside": ([pad_func("main", "\txorl %eax, %eax\n\tret"),
+                pad_func("mid", "\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n\tnop\n"
+                         ".Linside:\n\tnop\n\tret") +
+                "\t.section\t__patchable_function_entries,\"awo\",@progbits,mid\n"
+                "\t.quad\t.Linside\n\t.text\n"],
+               {"main", "mid"}),
+}
+
+
+# A listed pad whose function has no symbol: an overridden weak body.
+DEAD_PAD_S = """\
+	.section	__patchable_function_entries,"aw",@progbits
+	.align 8
+	.quad	.Lpfe_gone
+	.text
+	.p2align 4
+.Lpfe_gone:
+	nop
+	nop
+	nop
+	nop
+	ret
+"""
+
+
+def pad_image(tmp_path, layout, *flags):
+    funcs, _ = PAD_LAYOUTS[layout]
+    # a static function of its own keeps local function symbols around
+    src = assemble(tmp_path, f"{layout}.s", "".join(funcs) + PAD_TAIL_S)
+    image = tmp_path / f"{layout}.img"
+    run(["gcc", "-no-pie", "-nostartfiles", "-Wl,-q", "-Wl,-e,main", *flags,
+         src, "-o", image])
+    return image
+
+
+def scan_table(linkpass, image, *opts):
+    """The addresses of the table scan writes, from its assembler form."""
+    out = image.with_suffix(".table.s")
+    linkpass.run("scan", image, "-o", out, "--format=asm", *opts)
+    value = {s["name"]: s["value"] for s in symbols(image)}
+    return [value[m.group(1)] + int(m.group(2) + m.group(3), 16)
+            for m in re.finditer(r"^\t\.quad (\S+) ([+-]) 0x([0-9a-f]+)$",
+                                 out.read_text(), re.M)]
+
+
+def test_pad_entries_named_before_their_function(tmp_path, linkpass):
+    """An entry M nops before its function is named func-0x<M nops>
+    (dump, sites, check), not <none>; one inside a function as before."""
+    require_tools("gcc", "as")
+    image = pad_image(tmp_path, "inside")
+    value = {s["name"]: s["value"] for s in symbols(image)}
+    opts = ("--patchable-entries=4,2",)
+    assert linkpass.run("sites", image, *opts).stdout == "".join(
+        f"0x{value[f] - 2:016x} {f}-0x2 .text\n" for f in ("main", "mid"))
+    dropped = linkpass.run("sites", image, "--dropped", *opts).stdout
+    inside = value["mid"] + 2 + 6
+    assert f"dropped 0x{inside:016x} mid+0x8 .text: not at a function " \
+        "entry" in dropped, dropped
+    status, proc = linkpass.check(image, *opts)
+    assert status == 1
+    assert f"missing 0x{value['mid'] - 2:016x} mid-0x2 .text" in \
+        proc.stdout.splitlines(), proc.stdout
+
+
+@pytest.mark.parametrize("layout", list(PAD_LAYOUTS))
+def test_pad_maps_agree_with_full_judgement(tmp_path, linkpass, layout):
+    """scan's table is the sites the full judgement keeps (sites), and
+    check of the image with that table linked in passes."""
+    require_tools("gcc", "as")
+    image = pad_image(tmp_path, layout)
+    opts = ("--patchable-entries=4,2",)
+    lines = linkpass.run("sites", image, *opts).stdout.splitlines()
+    kept = {ln.split()[0]: re.split(r"[+-]0x", ln.split()[1])[0]
+            for ln in lines}
+    assert set(kept.values()) == PAD_LAYOUTS[layout][1], kept
+    assert scan_table(linkpass, image, *opts) == sorted(
+        int(a, 16) for a in kept)
+    dropped = linkpass.run("sites", image, "--dropped", *opts).stdout
+    if layout != "plain":
+        assert ": not at a function entry" in dropped, dropped
+    status, proc = linkpass.check(image, *opts)
+    assert status == 1 and proc.stdout.count("\nmissing ") + \
+        proc.stdout.startswith("missing ") == len(kept), proc.stdout
+
+
+def test_pad_errors_as_full_judgement(tmp_path, linkpass):
+    """Where the maps stop, the full judgement's error line: the wrong
+    geometry, and entries in no function of an image linked -x."""
+    require_tools("gcc", "as")
+    image = pad_image(tmp_path, "plain")
+    out = tmp_path / "t.o"
+    for opts in (("--patchable-entries=4,1",), ("--patchable-entries=5,2",)):
+        want = linkpass.run("sites", image, *opts, check=False)
+        assert want.returncode == 2 and "does not start a pad" in want.stderr
+        for cmd in (["scan", image, "-o", out], ["check", image]):
+            proc = linkpass.run(*cmd, *opts, check=False)
+            assert (proc.returncode, proc.stderr) == (2, want.stderr)
+            assert not out.exists()
+    # a dead body's pad in no function, with no local function symbol
+    body = "".join(PAD_LAYOUTS["plain"][0][:2]) + DEAD_PAD_S + PAD_TAIL_S
+    src = assemble(tmp_path, "x.s", body)
+    image = tmp_path / "x.img"
+    run(["gcc", "-no-pie", "-nostartfiles", "-Wl,-q", "-Wl,-x", "-Wl,-e,main",
+         src, "-o", image])
+    want = linkpass.run("sites", image, "--patchable-entries=4,2",
+                        check=False)
+    assert want.returncode == 2 and "no local function symbols" in \
+        want.stderr, want.stderr
+    for cmd in (["scan", image, "-o", out], ["check", image]):
+        proc = linkpass.run(*cmd, "--patchable-entries=4,2", check=False)
+        assert (proc.returncode, proc.stderr) == (2, want.stderr)
