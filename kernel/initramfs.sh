@@ -117,17 +117,9 @@ write $T/current_tracer nop
 write $T/set_graph_function
 EOF
 	if has KPROBE_EVENTS; then
-		# A kprobe on an ftrace site needs KPROBES_ON_FTRACE, else
-		# register_kprobe() refuses it (EINVAL), in stock as in ours.
-		# riscv's site is the function's first byte and 6.12 has no
-		# KPROBES_ON_FTRACE there (DYNAMIC_FTRACE_WITH_ARGS only): the
-		# probe goes on the first instruction after the 8-byte pad
-		# (-fpatchable-function-entry=4 with RVC, =2 without).
-		kp=$func
-		[ "$arch" = riscv ] && ! has KPROBES_ON_FTRACE && kp=$func+8
 		cat <<EOF
 # a kprobe on the function's entry (ftrace-based where the arch can)
-write $T/kprobe_events p:lpk_kprobe $kp
+write $T/kprobe_events p:lpk_kprobe $func
 write $T/events/kprobes/lpk_kprobe/enable 1
 write $T/trace
 write $T/tracing_on 1
