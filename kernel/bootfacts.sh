@@ -19,6 +19,7 @@
 #                        that name FUNCTION, those with a duration
 #   all_lines, all_funcs     records with every function traced, and the
 #                        distinct functions in the first 2000
+#   kprobe_refused       1 when the kprobe on FUNCTION was refused (EINVAL)
 #   kprobe_lines, fprobe_lines   events of the kprobe and the fprobe on
 #                        FUNCTION
 #   profile_hits         the function profiler's count for FUNCTION
@@ -46,6 +47,11 @@ awk -v func_="$func" '
 function body(line, prefix) { return substr(line, length(prefix) + 2) }
 # the function of a function-tracer record: "... 1.2345: NAME <-CALLER"
 function traced(s) { sub(/.*: /, "", s); sub(/ .*/, "", s); return s }
+# A kprobe_events write refused with EINVAL is the kernel refusing a
+# probe on an ftrace site (no KPROBES_ON_FTRACE): a fact of its own,
+# with the failed enable of the event it did not make.
+/^LPK-ERR .*\/kprobe_events: Invalid argument$/ { kprobe_refused = 1; next }
+/^LPK-ERR .*\/lpk_kprobe\/enable: No such file or directory$/ { if (kprobe_refused) next }
 /^LPK-ERR / { errors++ }
 /^LPK-STEXT / { n = split(body($0, "LPK-STEXT"), w, " "); if (w[3] == "_stext") stext = w[1] }
 /^LPK-AFF / { available++; if (index($0, "__ftrace_invalid_address")) invalid++ }
@@ -99,6 +105,7 @@ END {
 	printf "all_lines=%d\nall_funcs=%d\n", all_lines, all_funcs
 	printf "hello=%d\nmod_available=%d\nmod_trace_lines=%d\n", hello, mod_available, mod_trace_lines
 	printf "mod_after_rmmod=%d\ninvalid_after_rmmod=%d\n", mod_after_rmmod, invalid_after_rmmod
+	printf "kprobe_refused=%d\n", kprobe_refused
 	printf "kprobe_lines=%d\nfprobe_lines=%d\nprofile_hits=%d\nstack_lines=%d\nsys_lines=%d\n", kprobe_lines, fprobe_lines, profile_hits, stack_lines, sys_lines
 	printf "boot_records=%s\nboot_converted=%s\nboot_update_us=%s\n", boot_records, boot_converted, (boot_records == "") ? "" : sprintf("%.1f", boot_ns / 1000)
 	printf "mod_converted=%d\nmod_update_us=%.1f\n", mod_converted, mod_ns / 1000

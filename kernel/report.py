@@ -142,12 +142,18 @@ def render(pairs, run_start):
 
     parts.append("**The ftrace users** on `vfs_read` (the direct-call "
                  "sample on `wake_up_process`): events or hits, ours / "
-                 "stock; — where the kernel or architecture lacks it.")
+                 "stock; — where the kernel or architecture lacks it; "
+                 "\"refused\" where the kernel refuses a kprobe on an "
+                 "ftrace site (no `KPROBES_ON_FTRACE`).")
     rows = []
     for p in pairs:
         cell = lambda k: ("—" if g(p, k) == "" else
                           f'{g(p, k)} / {g(p, "stock_" + k)}')
-        rows.append([name(p), cell("graph_func"), cell("kprobe_lines"),
+        # both kernels refused the kprobe on the entry (an ftrace site
+        # without KPROBES_ON_FTRACE: kernel/checks.sh, check_consumers)
+        kprobe = ("refused / refused" if g(p, "kprobe_refused") == "1" and
+                  g(p, "stock_kprobe_refused") == "1" else cell("kprobe_lines"))
+        rows.append([name(p), cell("graph_func"), kprobe,
                      cell("fprobe_lines"), cell("profile_hits"),
                      cell("stack_lines"), cell("sys_lines"), cell("direct_lines")])
     parts.append(table(["pair", "function_graph calls", "kprobe event",

@@ -149,7 +149,7 @@ write_facts() {
 		echo "pl_least_ms=$pl_least_ms"
 		# a fact whose feature the config lacks stays empty
 		for k in boot_converted: boot_update_us: mod_converted: \
-			 graph_func: kprobe_lines:KPROBE_EVENTS \
+			 graph_func: kprobe_lines:KPROBE_EVENTS kprobe_refused:KPROBE_EVENTS \
 			 fprobe_lines:FPROBE_EVENTS profile_hits:FUNCTION_PROFILER \
 			 stack_lines:STACK_TRACER sys_lines:FTRACE_SYSCALLS \
 			 direct_lines:SAMPLE_FTRACE_DIRECT; do
