@@ -268,6 +268,14 @@ prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 	entries_prefetch(e, ahead.shndx, ahead.value);
 }
 
+/* st_info of a local symbol that is no function: a label, to the pass. */
+static inline bool label_info(uint8_t info)
+{
+	return ELF64_ST_BIND(info) == STB_LOCAL &&
+	       ELF64_ST_TYPE(info) != STT_FUNC &&
+	       ELF64_ST_TYPE(info) != STT_GNU_IFUNC;
+}
+
 /*
  * Is symbol @i, read in place (Elf64_Sym), a local one that is no
  * function and has none of the names @nf wants?  Then the pass has
@@ -283,9 +291,7 @@ static __always_inline int local_label(const struct image *im,
 	uint16_t shndx;
 	uint32_t name;
 
-	if (ELF64_ST_BIND(info) != STB_LOCAL ||
-	    ELF64_ST_TYPE(info) == STT_FUNC ||
-	    ELF64_ST_TYPE(info) == STT_GNU_IFUNC)
+	if (!label_info(info))
 		return 0;
 	memcpy(&name, e + offsetof(Elf64_Sym, st_name), sizeof(name));
 	memcpy(&shndx, e + offsetof(Elf64_Sym, st_shndx), sizeof(shndx));
@@ -470,9 +476,7 @@ static size_t symbols_to_read(const struct image *im)
 	for (i = 1; i < im->nsyms; i += LABEL_SAMPLE, seen++) {
 		info = im->symin.syms + i * sizeof(Elf64_Sym) +
 		       offsetof(Elf64_Sym, st_info);
-		labels += ELF64_ST_BIND(*info) == STB_LOCAL &&
-			  ELF64_ST_TYPE(*info) != STT_FUNC &&
-			  ELF64_ST_TYPE(*info) != STT_GNU_IFUNC;
+		labels += label_info(*info);
 	}
 	return seen ? im->nsyms - im->nsyms / seen * labels : im->nsyms;
 }
