@@ -4,6 +4,9 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WFLAGS  := -Wall -Wextra -Werror
+# linkpass/ is also built in kernel trees, as a host program: the
+# kernel's host warnings too (KBUILD_USERHOSTCFLAGS)
+LP_WFLAGS := $(WFLAGS) -Wmissing-prototypes -Wstrict-prototypes
 PYTHON  ?= /usr/bin/python3
 
 LP_SRCS := $(wildcard linkpass/*.c)
@@ -20,7 +23,7 @@ deps:
 
 build/linkpass/%.o: linkpass/%.c $(LP_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -c $< -o $@
+	$(CC) $(CFLAGS) $(LP_WFLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -c $< -o $@
 
 linkpass/linkpass: $(LP_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(LP_OBJS) -lelf -lz -lpthread

@@ -372,3 +372,19 @@ check_sorttable_fix() {
 		"$(grep -q "^LPK-AFF $name\$" "$log" && ! grep -q "^LPK-AFF $name\$" "$sl" &&
 			[ "$(val "$log" trace_lines)" -gt 0 ] && [ "$(val "$log" trace_other)" = 0 ]; echo $?)"
 }
+
+# The full builds' compiler and Kconfig warnings: ours may add none to
+# stock's (the host tool is built with the kernel's host warnings,
+# -Wmissing-prototypes among them).  Paths and line numbers are left out,
+# so that a file the series changes still matches its stock warnings.
+build_warnings() {
+	sed -n '/warning:/p' "$res/$(pair_id)-$1.full.log" |
+		sed -E "s#$(src_of "$1")/##g; s#$(bdir_of "$1")/##g; s#:[0-9]+(:[0-9]+)?:#:#" |
+		LC_ALL=C sort -u
+}
+check_build_warnings() {
+	local new
+	new=$(LC_ALL=C comm -13 <(build_warnings stock) <(build_warnings lp))
+	check "our build adds no warning to stock's ($(grep -c . <<<"$new") new${new:+: $(head -n 1 <<<"$new")})" \
+		"$(is -z "$new")"
+}

@@ -217,6 +217,7 @@ run_pair() {
 	n_stock=$(boot_kind stock "$smods") || n_stock=
 	n_lp=$(boot_kind lp "$lmods") || n_lp=
 
+	check_build_warnings
 	check_boots
 	check_filter_functions
 	check_tracer

@@ -13,6 +13,7 @@
 
 #include "audit.h"
 #include "check_obj.h"
+#include "commands.h"
 #include "describe.h"
 #include "find.h"
 #include "findings.h"
