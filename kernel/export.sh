@@ -6,12 +6,12 @@
 # Writes linkpass into the Linux source tree TREE as an in-tree host
 # program: scripts/linkpass/ gets a copy of this repository's linkpass/
 # sources and the include/ headers they use (unchanged, byte for byte,
-# so that kernel/test-kernel.sh can verify a series against them), and
-# a Kbuild makefile that builds them with HOSTCC and libelf when
-# CONFIG_FTRACE_MCOUNT_USE_LINKPASS is set, as objtool and sorttable
-# are built.  scripts/Makefile descends into it, and MAINTAINERS gets
-# the folder's entry.  Other files a series adds to the folder are left
-# alone.  The files this repository keeps are the one source of truth:
+# so that kernel/test-kernel.sh can verify a series against them), a
+# .gitignore for the program, and a Kbuild makefile that builds them
+# with HOSTCC and libelf when CONFIG_FTRACE_MCOUNT_USE_LINKPASS is set,
+# as objtool and sorttable are built.  scripts/Makefile descends into
+# it, and MAINTAINERS gets the folder's entry.  Other files a series adds
+# to the folder are left alone.  The files this repository keeps are the one source of truth:
 # a series' tool patch is made from this output (kernel/series.sh
 # refresh), never edited.
 set -eu
@@ -49,6 +49,8 @@ HOSTLDLIBS_linkpass := \
 	-lz -lpthread
 EOF
 } >"$dst/Makefile"
+# the program built in the source tree is no file to commit
+printf '# SPDX-License-Identifier: GPL-2.0-only\n/linkpass\n' >"$dst/.gitignore"
 
 # scripts/Makefile descends into it (once).
 if ! grep -q '^subdir-$(CONFIG_FTRACE_MCOUNT_USE_LINKPASS)' "$tree/scripts/Makefile"; then
