@@ -11,9 +11,9 @@
 # with HOSTCC and libelf when CONFIG_FTRACE_MCOUNT_USE_LINKPASS is set,
 # as objtool and sorttable are built.  scripts/Makefile descends into
 # it, and MAINTAINERS gets the folder's entry.  Other files a series adds
-# to the folder are left alone.  The files this repository keeps are the one source of truth:
-# a series' tool patch is made from this output (kernel/series.sh
-# refresh), never edited.
+# to the folder are left alone.  The files this repository keeps are
+# the one source of truth: a series' tool patch is made from this output
+# (kernel/series.sh refresh), never edited.
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 TREE" >&2; exit 2; }
