@@ -155,16 +155,38 @@ install_packages() {
 		die "apt-get install ${need[*]} failed"
 }
 
-# unpack_trees V: src/linux-source-V, Debian's tree as shipped (the stock
-# builds), and src/linux-linkpass-V, a git clone of the same tree with
-# the series of kernel/series/V applied by git am (kernel/series.sh),
-# remade when the series changes.  Either way the tool in the patched
-# tree must be this repository's linkpass (series.sh verify).
-unpack_trees() {
-	local v=$1 stock lp git sum
-	stock=$cache/src/linux-source-$v
+# patched_tree V: src/linux-linkpass-V, a git clone of Debian's
+# linux-source-V (git/linux-V, made once) with the series of
+# kernel/series/V applied by git am (kernel/series.sh), remade when the
+# series changes.  Either way the tool in the patched tree must be this
+# repository's linkpass (series.sh verify).
+patched_tree() {
+	local v=$1 lp git sum
 	lp=$cache/src/linux-linkpass-$v
 	git=$cache/git/linux-$v
+	if [ ! -e "$git/.lpk-pristine" ]; then
+		say "making the pristine git tree $git"
+		"$here/series.sh" pristine "$v" "$git"
+		touch "$git/.lpk-pristine"
+	fi
+	sum=$(cat "$here/series/$v"/*.patch | sha1sum | cut -d' ' -f1)
+	if [ "$(cat "$lp/.lpk-series" 2>/dev/null)" != "$sum" ]; then
+		say "applying kernel/series/$v to a clone of $git"
+		rm -rf "$lp"
+		mkdir -p "$cache/src"
+		git clone -q --shared "$git" "$lp"
+		"$here/series.sh" apply "$v" "$lp"
+		echo "$sum" >"$lp/.lpk-series"
+	else
+		"$here/series.sh" verify "$v" "$lp"
+	fi
+}
+
+# unpack_trees V: src/linux-source-V, Debian's tree as shipped (the stock
+# builds), and patched_tree V (ours); both get kernel/instrument.
+unpack_trees() {
+	local v=$1 stock lp=$cache/src/linux-linkpass-$1
+	stock=$cache/src/linux-source-$v
 	if [ ! -e "$stock/.lpk-unpacked" ]; then
 		say "unpacking $(tarball_of "$v") into $cache/src"
 		rm -rf "$stock"
@@ -172,22 +194,8 @@ unpack_trees() {
 		tar -C "$cache/src" -xf "$(tarball_of "$v")"
 		touch "$stock/.lpk-unpacked"
 	fi
-	if [ ! -e "$git/.lpk-pristine" ]; then
-		say "making the pristine git tree $git"
-		"$here/series.sh" pristine "$v" "$git"
-		touch "$git/.lpk-pristine"
-	fi
+	patched_tree "$v"
 	instrument "$stock"
-	sum=$(cat "$here/series/$v"/*.patch | sha1sum | cut -d' ' -f1)
-	if [ "$(cat "$lp/.lpk-series" 2>/dev/null)" != "$sum" ]; then
-		say "applying kernel/series/$v to a clone of $git"
-		rm -rf "$lp"
-		git clone -q --shared "$git" "$lp"
-		"$here/series.sh" apply "$v" "$lp"
-		echo "$sum" >"$lp/.lpk-series"
-	else
-		"$here/series.sh" verify "$v" "$lp"
-	fi
 	instrument "$lp"
 }
 

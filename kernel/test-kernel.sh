@@ -39,6 +39,10 @@
 #                               LINKPASS_KERNEL_TOOLCHAINS, gcc only for
 #                               riscv64).  Default: what `make test` runs
 #                               (mk/kernel.mk)
+#   KERNELS_APPLY_ONLY          versions whose series is only applied
+#                               with git am and verified to carry this
+#                               linkpass, without building (`make test`:
+#                               6.1, whose kernels run in test-kernel-all)
 #   LINKPASS_KERNEL_TOOLCHAINS  "gcc clang" (default) or a subset
 #   LINKPASS_KERNEL_CACHE       work dir outside the repo (/var/tmp/linkpass-kernel)
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
@@ -53,7 +57,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
-kernels=${KERNELS:-6.12 6.12:arm64:gcc 6.1:gcc}
+kernels=${KERNELS:-6.12 6.12:arm64:gcc}
+apply_only=${KERNELS_APPLY_ONLY:-}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
 jobs=${LINKPASS_KERNEL_JOBS:-$(nproc)}
 rounds=${LINKPASS_KERNEL_ROUNDS:-3}
@@ -92,7 +97,7 @@ all_tcs=$(printf '%s\n' "${pairs[@]}" | cut -d: -f3 | sort -u | tr '\n' ' ')
 
 # --- set-up ------------------------------------------------------------------
 
-install_packages "$versions" "$all_archs" "$all_tcs"
+install_packages "$versions $apply_only" "$all_archs" "$all_tcs"
 # A private copy of linkpass, so a rebuild of the repo's tool during the
 # run cannot change the binary between the links of one build.
 mkdir -p "$cache/bin" "$cache/results"
@@ -110,6 +115,11 @@ leastwork=$cache/bin/leastwork
 res=$cache/results
 for v in $versions; do
 	unpack_trees "$v"
+done
+for v in $apply_only; do
+	case " $versions " in *" $v "*) continue ;; esac
+	patched_tree "$v"
+	say "the series of Linux $v applies to Debian's linux-source-$v (git am) and carries this repository's linkpass; its kernels are not built in this run"
 done
 
 summaries=()
