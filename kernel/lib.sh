@@ -162,7 +162,7 @@ install_packages() {
 # repository's linkpass (series.sh verify).
 patched_tree() {
 	local v=$1 lp git sum
-	lp=$cache/src/linux-linkpass-$v
+	lp=$(src_of lp)
 	git=$cache/git/linux-$v
 	if [ ! -e "$git/.lpk-pristine" ]; then
 		say "making the pristine git tree $git"
@@ -183,10 +183,12 @@ patched_tree() {
 }
 
 # unpack_trees V: src/linux-source-V, Debian's tree as shipped (the stock
-# builds), and patched_tree V (ours); both get kernel/instrument.
+# builds), and patched_tree V (ours); both get kernel/instrument.  (src_of
+# reads v, here the local one.)
 unpack_trees() {
-	local v=$1 stock lp=$cache/src/linux-linkpass-$1
-	stock=$cache/src/linux-source-$v
+	local v=$1 stock lp
+	stock=$(src_of stock)
+	lp=$(src_of lp)
 	if [ ! -e "$stock/.lpk-unpacked" ]; then
 		say "unpacking $(tarball_of "$v") into $cache/src"
 		rm -rf "$stock"
