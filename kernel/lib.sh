@@ -351,6 +351,11 @@ incremental() {
 	iscans_lp=$(nscans "$res/$(pair_id)-lp.incr$rounds.log")
 }
 
+# The current pair has a sorttable fix to try (6.12's zeroing, x86_64).
+has_sorttable_fix() {
+	has_zeroing "$v" && [ "$arch" = x86_64 ] && [ -d "$here/sorttable-fix/$v" ]
+}
+
 # stock_with_sorttable_fix: a copy of the stock build relinked with the
 # sorttable of kernel/sorttable-fix/V (the stock tree's sorttable.c with
 # the fix applied, compiled by the stock build's own saved command, so

@@ -39,6 +39,12 @@
 #                               LINKPASS_KERNEL_TOOLCHAINS, gcc only for
 #                               riscv64).  Default: what `make test` runs
 #                               (mk/kernel.mk)
+#   KERNELS_SORTTABLE_FIX       entries VERSION:ARCH:TC built stock only,
+#                               to reproduce the bug kernel/sorttable-fix
+#                               fixes (stock, then relinked with the fix,
+#                               booted; the bug must show), when not
+#                               also a pair (a pair runs the same check).
+#                               `make test`: 6.12:x86_64:clang
 #   KERNELS_APPLY_ONLY          versions whose series is only applied
 #                               with git am and verified to carry this
 #                               linkpass, without building (`make test`:
@@ -57,8 +63,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
-kernels=${KERNELS:-6.12 6.12:arm64:gcc}
+kernels=${KERNELS-6.12:gcc 6.12:arm64:gcc}
 apply_only=${KERNELS_APPLY_ONLY:-}
+fix_only=${KERNELS_SORTTABLE_FIX:-}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
 jobs=${LINKPASS_KERNEL_JOBS:-$(nproc)}
 rounds=${LINKPASS_KERNEL_ROUNDS:-3}
@@ -91,9 +98,20 @@ for k in $kernels; do
 		pairs+=("$kv:$ka:$t")
 	done
 done
-versions=$(printf '%s\n' "${pairs[@]}" | cut -d: -f1 | awk '!s[$0]++' | tr '\n' ' ')
-all_archs=$(printf '%s\n' "${pairs[@]}" | cut -d: -f2 | sort -u | tr '\n' ' ')
-all_tcs=$(printf '%s\n' "${pairs[@]}" | cut -d: -f3 | sort -u | tr '\n' ' ')
+# The stock-only runs of the sorttable fix: full triples, none a pair.
+fixes=()
+for k in $fix_only; do
+	IFS=: read -r kv ka kt <<<"$k"
+	if ! is_arch "$ka" || [ -z "$kt" ]; then
+		die "KERNELS_SORTTABLE_FIX: $k: expected VERSION:ARCH:TOOLCHAIN"
+	fi
+	case " ${pairs[*]} " in *" $k "*) continue ;; esac
+	fixes+=("$k")
+done
+runs=("${pairs[@]}" "${fixes[@]}")
+versions=$(printf '%s\n' "${runs[@]}" | cut -d: -f1 | awk '!s[$0]++' | tr '\n' ' ')
+all_archs=$(printf '%s\n' "${runs[@]}" | cut -d: -f2 | sort -u | tr '\n' ' ')
+all_tcs=$(printf '%s\n' "${runs[@]}" | cut -d: -f3 | sort -u | tr '\n' ' ')
 
 # --- set-up ------------------------------------------------------------------
 
@@ -259,9 +277,42 @@ run_pair() {
 	total_failures=$((total_failures + failures))
 }
 
+# run_sorttable_fix: the stock build alone, booted, then relinked with
+# kernel/sorttable-fix and booted again (check_sorttable_fix).  Here the
+# bug must reproduce: stock's sorttable zeroes a live function the fix
+# keeps, which stock does not list and the fixed build lists and traces.
+run_sorttable_fix() {
+	local b
+	failures=0
+	say "===== Linux $v, $arch, $tc: stock and stock with kernel/sorttable-fix ($(profile_of "$v") config; our build of this toolchain runs in make test-kernel-all) ====="
+	has_sorttable_fix || die "$(pair_id): no sorttable fix to reproduce (kernel/sorttable-fix/$v, 6.12's zeroing, x86_64)"
+	b=$(bdir_of stock)
+	if [ "$reuse" != 1 ] || [ ! -e "$b/vmlinux" ]; then
+		rm -rf "$b"
+	fi
+	configure stock
+	build stock full >/dev/null
+	sl=$res/$(pair_id)-stock.boot.log
+	n_stock=$(boot_kind stock "") || n_stock=
+	check "stock kernel boots (ftrace: allocating ${n_stock:-?} entries)" "$(is -n "$n_stock")"
+	"$lp" dump "$b/vmlinux" >"$res/$(pair_id)-stock.dump"
+	check_sorttable_fix
+	check "the bug reproduces: stock's sorttable zeroes $fix_kept live function entries the fix keeps" \
+		"$(is "$fix_kept" -gt 0)"
+	local result=ok
+	[ "$failures" = 0 ] || result=fail
+	summaries+=("sorttable-fix: version=$v arch=$arch toolchain=$tc kept=$fix_kept function=${fix_name:-none} trace_lines=$(val "$res/$(pair_id)-stockfix.boot.log" trace_lines 2>/dev/null) check=$result")
+	say "[$v $arch $tc] ${summaries[-1]}"
+	total_failures=$((total_failures + failures))
+}
+
 for p in "${pairs[@]}"; do
 	IFS=: read -r v arch tc <<<"$p"
 	run_pair
+done
+for p in "${fixes[@]}"; do
+	IFS=: read -r v arch tc <<<"$p"
+	run_sorttable_fix
 done
 
 [ "$total_failures" = 0 ] || say "$total_failures assertion(s) failed; logs in $res"
