@@ -44,6 +44,9 @@
 #                               fixes (stock, then relinked with the fix,
 #                               booted; the bug must show), when not
 #                               also a pair (a pair runs the same check).
+#                               Each ends with a line "sorttable-fix:
+#                               version=.. arch=.. toolchain=.. kept=N
+#                               function=F trace_lines=T check=ok|fail".
 #                               `make test`: 6.12:x86_64:clang
 #   KERNELS_APPLY_ONLY          versions whose series is only applied
 #                               with git am and verified to carry this
