@@ -343,11 +343,12 @@ check_consumers() {
 # changes; with clang the live entries stock's sorttable zeroes at a
 # shared address (__do_softirq) come back, and a boot lists and traces
 # the first of them, which stock's boot does not list.
-# Sets fix_kept (entries the fix keeps) and fix_name (the first of
-# them) for the caller's summary.
+# Sets fix_kept (entries the fix keeps), fix_name (the first of them)
+# and fix_traced (its calls in the fixed build's boot) for the caller's
+# summary.
 check_sorttable_fix() {
 	local sf before=$res/$(pair_id)-stock.dump after kept name log n boots
-	fix_kept=0 fix_name=
+	fix_kept=0 fix_name= fix_traced=
 	has_sorttable_fix || return 0
 	sf=$(stock_with_sorttable_fix)
 	after=$res/$(pair_id)-stockfix.dump
@@ -371,14 +372,15 @@ check_sorttable_fix() {
 		"$sf/.config" "$name"
 	# __do_softirq is called only when a softirq is pending as the boot
 	# script's processes come and go in the trace window; most boots
-	# record a few calls, some none (seen: 1 boot in 8).  A boot whose trace
-	# is empty is tried again, up to 3 boots.
+	# record a few calls, some none (seen: 1 boot in 8).  A boot whose
+	# trace is empty is tried again, up to 3 boots.
 	for boots in 1 2 3; do
 		"$here/boot.sh" "$(karch_of "$arch")" "$sf/$(image_of "$arch")" \
 			"$res/$(pair_id)-stockfix.cpio" "$log" >/dev/null || true
 		"$here/bootfacts.sh" "$log" "$name" >"$log.facts"
 		[ "$(val "$log" trace_lines)" = 0 ] || break
 	done
+	fix_traced=$(val "$log" trace_lines)
 	check "stock with the sorttable fix lists $name ($(grep -c "^LPK-AFF $name\$" "$log") lines; stock: $(grep -c "^LPK-AFF $name\$" "$sl")) and traces it ($(val "$log" trace_lines) calls, $(val "$log" trace_other) of others; boot $boots of at most 3)" \
 		"$(grep -q "^LPK-AFF $name\$" "$log" && ! grep -q "^LPK-AFF $name\$" "$sl" &&
 			[ "$(val "$log" trace_lines)" -gt 0 ] && [ "$(val "$log" trace_other)" = 0 ]; echo $?)"

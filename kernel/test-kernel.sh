@@ -304,7 +304,7 @@ run_sorttable_fix() {
 		"$(is "$fix_kept" -gt 0)"
 	local result=ok
 	[ "$failures" = 0 ] || result=fail
-	summaries+=("sorttable-fix: version=$v arch=$arch toolchain=$tc kept=$fix_kept function=${fix_name:-none} trace_lines=$(val "$res/$(pair_id)-stockfix.boot.log" trace_lines 2>/dev/null) check=$result")
+	summaries+=("sorttable-fix: version=$v arch=$arch toolchain=$tc kept=$fix_kept function=${fix_name:-none} trace_lines=${fix_traced:-0} check=$result")
 	say "[$v $arch $tc] ${summaries[-1]}"
 	total_failures=$((total_failures + failures))
 }
