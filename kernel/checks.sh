@@ -372,16 +372,16 @@ check_sorttable_fix() {
 		"$sf/.config" "$name"
 	# __do_softirq is called only when a softirq is pending as the boot
 	# script's processes come and go in the trace window; most boots
-	# record a few calls, some none (seen: 1 boot in 8).  A boot whose
-	# trace is empty is tried again, up to 3 boots.
-	for boots in 1 2 3; do
+	# record a few calls, some none (seen: 2 boots in 14).  A boot whose
+	# trace is empty is tried again, up to 5 boots (about 10 s each).
+	for boots in 1 2 3 4 5; do
 		"$here/boot.sh" "$(karch_of "$arch")" "$sf/$(image_of "$arch")" \
 			"$res/$(pair_id)-stockfix.cpio" "$log" >/dev/null || true
 		"$here/bootfacts.sh" "$log" "$name" >"$log.facts"
 		[ "$(val "$log" trace_lines)" = 0 ] || break
 	done
 	fix_traced=$(val "$log" trace_lines)
-	check "stock with the sorttable fix lists $name ($(grep -c "^LPK-AFF $name\$" "$log") lines; stock: $(grep -c "^LPK-AFF $name\$" "$sl")) and traces it ($(val "$log" trace_lines) calls, $(val "$log" trace_other) of others; boot $boots of at most 3)" \
+	check "stock with the sorttable fix lists $name ($(grep -c "^LPK-AFF $name\$" "$log") lines; stock: $(grep -c "^LPK-AFF $name\$" "$sl")) and traces it ($(val "$log" trace_lines) calls, $(val "$log" trace_other) of others; boot $boots of at most 5)" \
 		"$(grep -q "^LPK-AFF $name\$" "$log" && ! grep -q "^LPK-AFF $name\$" "$sl" &&
 			[ "$(val "$log" trace_lines)" -gt 0 ] && [ "$(val "$log" trace_other)" = 0 ]; echo $?)"
 }
