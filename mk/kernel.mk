@@ -19,7 +19,8 @@
 #
 # make test's kernels are cut to fit its hour on this 2-core machine:
 # 6.1 left it after a 77-minute CI run, our x86_64 clang build after a
-# 64-minute one; the next run took 51 minutes (docs/kernel.md).
+# 64-minute one; the next two runs took 51 and 55 minutes
+# (docs/kernel.md).
 
 KERNELS ?= 6.12:gcc 6.12:arm64:gcc
 KERNELS_SORTTABLE_FIX ?= 6.12:x86_64:clang
