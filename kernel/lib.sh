@@ -281,6 +281,19 @@ build() {
 	secs "$t0" "$t1"
 }
 
+# fresh_build KIND: configure and build KIND from an empty build dir
+# (LINKPASS_KERNEL_REUSE=1 keeps one that holds a vmlinux), log to
+# $res/PAIR-KIND.full.log, print seconds.
+fresh_build() {
+	local b
+	b=$(bdir_of "$1")
+	if [ "$reuse" != 1 ] || [ ! -e "$b/vmlinux" ]; then
+		rm -rf "$b"
+	fi
+	configure "$1" >&2
+	build "$1" full
+}
+
 # The modules a distro build makes, in the order /init loads them (file
 # names): the three of every build, then the direct-call sample where
 # the config has it.

@@ -213,17 +213,12 @@ boot_kind() {
 }
 
 run_pair() {
-	local kind b
+	local kind
 	local -A full=() links=() scans=()
 	failures=0
 	say "===== Linux $v, $arch, $tc ($(profile_of "$v") config) ====="
 	for kind in stock lp; do
-		b=$(bdir_of "$kind")
-		if [ "$reuse" != 1 ] || [ ! -e "$b/vmlinux" ]; then
-			rm -rf "$b"
-		fi
-		configure "$kind"
-		full[$kind]=$(build "$kind" full)
+		full[$kind]=$(fresh_build "$kind")
 		links[$kind]=$(nlinks "$res/$(pair_id)-$kind.full.log")
 		scans[$kind]=$(nscans "$res/$(pair_id)-$kind.full.log")
 	done
@@ -285,20 +280,14 @@ run_pair() {
 # bug must reproduce: stock's sorttable zeroes a live function the fix
 # keeps, which stock does not list and the fixed build lists and traces.
 run_sorttable_fix() {
-	local b
 	failures=0
 	say "===== Linux $v, $arch, $tc: stock and stock with kernel/sorttable-fix ($(profile_of "$v") config; our build of this toolchain runs in make test-kernel-all) ====="
 	has_sorttable_fix || die "$(pair_id): no sorttable fix to reproduce (kernel/sorttable-fix/$v, 6.12's zeroing, x86_64)"
-	b=$(bdir_of stock)
-	if [ "$reuse" != 1 ] || [ ! -e "$b/vmlinux" ]; then
-		rm -rf "$b"
-	fi
-	configure stock
-	build stock full >/dev/null
+	fresh_build stock >/dev/null
 	sl=$res/$(pair_id)-stock.boot.log
 	n_stock=$(boot_kind stock "") || n_stock=
 	check "stock kernel boots (ftrace: allocating ${n_stock:-?} entries)" "$(is -n "$n_stock")"
-	"$lp" dump "$b/vmlinux" >"$res/$(pair_id)-stock.dump"
+	"$lp" dump "$(bdir_of stock)/vmlinux" >"$res/$(pair_id)-stock.dump"
 	check_sorttable_fix
 	check "the bug reproduces: stock's sorttable zeroes $fix_kept live function entries the fix keeps" \
 		"$(is "$fix_kept" -gt 0)"
