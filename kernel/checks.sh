@@ -372,7 +372,7 @@ check_sorttable_fix() {
 		"$sf/.config" "$name"
 	# __do_softirq is called only when a softirq is pending as the boot
 	# script's processes come and go in the trace window; most boots
-	# record a few calls, some none (seen: 2 boots in 14).  A boot whose
+	# record a few calls, some none (seen: 2 boots in 15).  A boot whose
 	# trace is empty is tried again, up to 5 boots (about 10 s each).
 	for boots in 1 2 3 4 5; do
 		"$here/boot.sh" "$(karch_of "$arch")" "$sf/$(image_of "$arch")" \
