@@ -33,6 +33,20 @@ is() { [ "$@" ] && echo 0 || echo 1; }
 # The number in "zeroed N entries" of a check output, else 0.
 zeroed_in() { sed -n 's/^zeroed \([0-9]*\) entries.*/\1/p' "$1" | sed -n 1p | grep . || echo 0; }
 
+# Kbuild's default flow (7.x): vmlinux is stripped of its static
+# relocations as stock strips them, whatever the series linked in.
+check_default_flow() {
+	case $v in 6.*) return ;; esac
+	local kind
+	for kind in stock lp; do
+		readelf -SW "$(bdir_of "$kind")/vmlinux" |
+			sed -n 's/^ *\[ *[0-9]*\] \(\.rel[^ ]*\) .*/\1/p' >"$res/$(pair_id)-$kind.relsecs"
+	done
+	check "ours keeps vmlinux's relocation sections as stock's: $(tr '\n' ' ' <"$res/$(pair_id)-lp.relsecs")(stock: $(tr '\n' ' ' <"$res/$(pair_id)-stock.relsecs"))" \
+		"$(cmp -s "$res/$(pair_id)-stock.relsecs" "$res/$(pair_id)-lp.relsecs"; echo $?)"
+	note "size of the linked image: stock $(stat -c %s "$sv") bytes, ours $(stat -c %s "$ov") ($(basename "$ov")); vmlinux: stock $(stat -c %s "$(bdir_of stock)/vmlinux"), ours $(stat -c %s "$(bdir_of lp)/vmlinux")"
+}
+
 check_boots() {
 	check "stock kernel boots (ftrace: allocating ${n_stock:-?} entries)" "$(is -n "$n_stock")"
 	check "our kernel boots (ftrace: allocating ${n_lp:-?} entries)" "$(is -n "$n_lp")"
@@ -293,7 +307,7 @@ check_boot_conversion() {
 	done
 	check "the boot log has ftrace_update_code's line for vmlinux (stock and ours)" \
 		"$([ -n "$(val "$sl" boot_records)" ] && [ -n "$(val "$ol" boot_records)" ]; echo $?)"
-	if grep -q '^CONFIG_FTRACE_MCOUNT_LINKPASS_NOP=y' "$(bdir_of lp)/.config"; then
+	if has_link_nops "$(bdir_of lp)"; then
 		check "ours converts no site at boot or module load: the NOPs were written at link time ($(val "$ol" boot_converted) + $(val "$ol" mod_converted))" \
 			"$([ "$(val "$ol" boot_converted)" = 0 ] && [ "$(val "$ol" mod_converted)" = 0 ]; echo $?)"
 	fi

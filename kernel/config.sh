@@ -202,4 +202,5 @@ echo "config.sh: $obj: mcount method:" \
 	$(has ARM64_BTI_KERNEL BTI) \
 	$(has RISCV_ISA_C RVC) \
 	$(has FTRACE_MCOUNT_LINKPASS_NOP "NOPs at link time") \
+	$(grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$obj/.config" && has HAVE_FTRACE_MCOUNT_LINKPASS_NOP "NOPs at link time") \
 	$(grep -q '^CONFIG_MODULES=y' "$obj/.config" && echo "(modules: $(grep -c '=m$' "$obj/.config"))")

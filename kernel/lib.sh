@@ -31,7 +31,16 @@ nscans() { grep -cE '^  MCOUNT ' "$1" || true; }
 
 # Kernel version facts: the tarball, and the config profile it is
 # tested with (kernel/config.sh).
-tarball_of() { echo "/usr/src/linux-source-$1.tar.xz"; }
+# Bookworm's own versions (6.1, 6.12) come from /usr/src; newer ones are
+# fetched into the cache by kernel/fetch-source.sh.
+tarball_of() {
+	if [ -e "/usr/src/linux-source-$1.tar.xz" ] || in_bookworm "$1"; then
+		echo "/usr/src/linux-source-$1.tar.xz"
+	else
+		echo "$cache/tarballs/linux-source-$1.tar.xz"
+	fi
+}
+in_bookworm() { case $1 in 6.1 | 6.12) return 0 ;; esac; return 1; }
 profile_of() { echo distro; }
 
 # Architecture facts.  A pair names the architecture as the summary
@@ -69,26 +78,52 @@ pad_opt_of() {
 	f=$(grep -o -- '-fpatchable-function-entry=[0-9,]*' "$1/init/.main.o.cmd" 2>/dev/null | sed -n 1p)
 	[ -z "$f" ] || echo "--patchable-entries=${f#*=}"
 }
+# Does build directory B write the ftrace NOPs at link time (6.x:
+# FTRACE_MCOUNT_LINKPASS_NOP; 7.x: an architecture that selects
+# HAVE_FTRACE_MCOUNT_LINKPASS_NOP, with the series on)?
+has_link_nops() {
+	grep -q '^CONFIG_FTRACE_MCOUNT_LINKPASS_NOP=y' "$1/.config" ||
+		{ grep -q '^CONFIG_HAVE_FTRACE_MCOUNT_LINKPASS_NOP=y' "$1/.config" &&
+		  grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$1/.config"; }
+}
 # Does stock V zero dead mcount entries after the link (nm -S +
 # sorttable -s, Linux 6.15, backported to 6.12.y and 6.6.y)?
 has_zeroing() { grep -q 'sorttable -s' "$cache/src/linux-source-$1/scripts/link-vmlinux.sh"; }
 
-# The make arguments of an architecture and toolchain.  Both kinds of
-# build also keep vmlinux's static relocations, which x86 (RSTRIP) and
-# riscv (STRIPREL) strip after the link, so that linkpass check can
-# still read the call sites of stock's and ours afterwards; the boot
+# The make arguments of an architecture, toolchain and version.  7.x
+# builds keep Kbuild's default flow: vmlinux.unstripped holds the static
+# relocations (ARCH_VMLINUX_NEEDS_RELOCS, or the series' --emit-relocs)
+# and vmlinux is stripped of them, stock and ours alike; the checks read
+# vmlinux.unstripped (vmlinux_of).  6.1 and 6.12, the backports, have no
+# unstripped copy: x86 (RSTRIP) and riscv (STRIPREL) strip vmlinux in
+# place after the link, so there both kinds of build keep the
+# relocations in vmlinux instead, for linkpass check to read; the boot
 # image is made from a stripped copy (x86) or holds no static
 # relocations anyway, so what boots is unchanged.
 margs_of() {
-	local arch=$1 tc=$2
+	local arch=$1 tc=$2 ver=$3
 	[ "$arch" = x86_64 ] || echo "ARCH=$(karch_of "$arch")"
 	if [ "$tc" = clang ]; then
 		echo LLVM=1
 	elif [ -n "$(cross_of "$arch")" ]; then
 		echo "CROSS_COMPILE=$(cross_of "$arch")"
 	fi
-	echo 'cmd_strip_relocs=:'
-	echo 'cmd_relocs_strip=:'
+	case $ver in
+	6.*)
+		echo 'cmd_strip_relocs=:'
+		echo 'cmd_relocs_strip=:'
+		;;
+	esac
+}
+# The linked image a build's checks read: vmlinux.unstripped where the
+# build makes one (7.x), which keeps what vmlinux is stripped of.
+vmlinux_of() {
+	if [ -e "$1/vmlinux.unstripped" ]; then
+		echo "$1/vmlinux.unstripped"
+	else
+		echo "$1/vmlinux"
+	fi
+}
 }
 # The binutils tool TOOL (nm, objcopy) a build uses.
 tool_of() {
@@ -115,7 +150,12 @@ install_packages() {
 	want gcc gcc
 	want openssl openssl
 	for v in $versions; do
-		[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
+		if in_bookworm "$v"; then
+			[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
+		else
+			"$here/fetch-source.sh" "$v" "$(tarball_of "$v")" ||
+				die "linux-source-$v: cannot fetch it"
+		fi
 	done
 	[ -e /usr/include/libelf.h ] || need+=(libelf-dev)
 	[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
@@ -166,7 +206,7 @@ patched_tree() {
 	git=$cache/git/linux-$v
 	if [ ! -e "$git/.lpk-pristine" ]; then
 		say "making the pristine git tree $git"
-		"$here/series.sh" pristine "$v" "$git"
+		LINKPASS_TARBALL=$(tarball_of "$v") "$here/series.sh" pristine "$v" "$git"
 		touch "$git/.lpk-pristine"
 	fi
 	sum=$(cat "$here/series/$v"/*.patch | sha1sum | cut -d' ' -f1)
@@ -206,12 +246,22 @@ unpack_trees() {
 # applied are kept in the tree; when they differ from the repository's,
 # the files they touch are first put back as the package has them (from
 # the tree's own git, or the pristine one of $cache/git).
+# The instrumentation of version V (6.1 and 6.12 share one; 7.x has its
+# own: ftrace_update_code() changed).
+instrument_dir() {
+	case $1 in
+	6.*) echo "$here/instrument/6.x" ;;
+	*) echo "$here/instrument/7.x" ;;
+	esac
+}
+
 instrument() {
-	local tree=$1 applied=$1/.lpk-instrument.patch f
-	if cmp -s "$applied" <(cat "$here"/instrument/*.patch); then
+	local tree=$1 applied=$1/.lpk-instrument.patch f idir
+	idir=$(instrument_dir "$v")
+	if cmp -s "$applied" <(cat "$idir"/*.patch); then
 		return 0
 	fi
-	for f in $(cat "$here"/instrument/*.patch "$applied" 2>/dev/null |
+	for f in $(cat "$idir"/*.patch "$applied" 2>/dev/null |
 		   sed -n 's|^+++ b/||p' | sort -u); do
 		if [ -d "$tree/.git" ]; then
 			git -C "$tree" checkout -q -- "$f"
@@ -221,9 +271,9 @@ instrument() {
 		rm -f "$tree/$f.orig" "$tree/$f.rej"
 	done
 	rm -f "$applied" "$tree/.lpk-instrument"
-	cat "$here"/instrument/*.patch | patch -d "$tree" -p1 -s -N --no-backup-if-mismatch ||
-		die "$tree: kernel/instrument does not apply"
-	cat "$here"/instrument/*.patch >"$applied"
+	cat "$idir"/*.patch | patch -d "$tree" -p1 -s -N --no-backup-if-mismatch ||
+		die "$tree: ${idir#"$repo"/} does not apply"
+	cat "$idir"/*.patch >"$applied"
 }
 
 # The steps below work on the current pair: globals v (version), arch
@@ -237,7 +287,7 @@ src_of() {
 	fi
 }
 bdir_of() { echo "$cache/build/$(pair_id)-$1"; }
-margs() { margs_of "$arch" "$tc"; }
+margs() { margs_of "$arch" "$tc" "$v"; }
 
 # configure KIND
 configure() {
@@ -389,7 +439,7 @@ stock_with_sorttable_fix() {
 	[ -n "$cmd" ] || die "$sf/scripts/.sorttable.cmd: no saved command"
 	(cd "$sf" && eval "${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}") ||
 		die "$(pair_id): the fixed sorttable does not build"
-	rm -f "$sf/vmlinux"
+	rm -f "$sf/vmlinux" "$sf/vmlinux.unstripped"
 	make -C "$src" O="$sf" -j"$jobs" $(margs) vmlinux "$(basename "$(image_of "$arch")")" \
 		>"$res/$(pair_id)-stockfix.log" 2>&1 ||
 		die "$(pair_id): relinking stock with the fixed sorttable failed; see $res/$(pair_id)-stockfix.log"
@@ -403,26 +453,31 @@ stock_with_sorttable_fix() {
 #   stock: nm -S vmlinux + sorttable -s (zeroes dead entries, sorts);
 #          before 6.12.y only sorttable
 #   ours:  linkpass scan of each image the build scanned + sorttable (no -s)
-#          + linkpass check vmlinux
+#          + linkpass check vmlinux (+ linkpass nop where the build
+#          writes the NOPs at link time)
+#   (7.x: on vmlinux.unstripped, which link-vmlinux.sh makes and the
+#   post-link steps work on)
 #   least: bench/leastwork -c on the same images and -c -t on vmlinux, in
 #          the same rounds: the least work that keeps the same entries
 #          (docs/benchmarks.md); pl_least_diff counts the entries of our
 #          vmlinux table it does not find in place (0 when it agrees).
 #          Mcount calls only: with patchable entries it is not run.
 postlink_cost() {
-	local reps=$1 sb lb nm r t0 t1 t2 t3 img tmp pad
+	local reps=$1 sb lb nm r t0 t1 t2 t3 img tmp pad nops
 	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=() lw=() lwc=()
 	local least_failed=0
 	sb=$(bdir_of stock)
 	lb=$(bdir_of lp)
 	nm=$(tool_of "$arch" "$tc" nm)
 	pad=$(pad_opt_of "$lb")
+	nops=
+	! has_link_nops "$lb" || nops=--sites=nop
 	tmp=$res/postlink.$(pair_id)
 	mkdir -p "$tmp"
 	local zeroing=0
 	has_zeroing "$v" && zeroing=1
 	for r in $(seq "$reps"); do
-		cp "$sb/vmlinux" "$tmp/stock.vmlinux"
+		cp "$(vmlinux_of "$sb")" "$tmp/stock.vmlinux"
 		stamp t0
 		if [ "$zeroing" = 1 ]; then
 			"$nm" -S "$tmp/stock.vmlinux" >"$tmp/nm-sort"
@@ -437,7 +492,7 @@ postlink_cost() {
 		sst+=("$(ms "$t1" "$t2")")
 		st+=("$(ms "$t0" "$t2")")
 
-		cp "$lb/vmlinux" "$tmp/lp.vmlinux"
+		cp "$(vmlinux_of "$lb")" "$tmp/lp.vmlinux"
 		stamp t0
 		# the images the build scanned: each left IMAGE.mcount.o
 		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
@@ -446,7 +501,10 @@ postlink_cost() {
 		stamp t1
 		(cd "$lb" && scripts/sorttable "$tmp/lp.vmlinux")
 		stamp t2
-		"$lp" check $pad "$tmp/lp.vmlinux" >/dev/null
+		"$lp" check $pad $nops "$tmp/lp.vmlinux" >/dev/null
+		# with link-time NOPs the build also runs "linkpass nop" (on
+		# this copy, NOP'd already, it checks every site again)
+		[ -z "$nops" ] || "$lp" nop "$tmp/lp.vmlinux"
 		stamp t3
 		lsc+=("$(ms "$t0" "$t1")")
 		lst+=("$(ms "$t1" "$t2")")

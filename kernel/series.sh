@@ -53,8 +53,8 @@ series_dir() {
 patches() { find "$(series_dir "$1")" -name '0*.patch' ! -name '0000-*' | LC_ALL=C sort; }
 
 cmd_pristine() {
-	local v=$1 dir=$2 tarball=/usr/src/linux-source-$1.tar.xz tmp
-	[ -e "$tarball" ] || die "$tarball: missing (apt-get install linux-source-$v)"
+	local v=$1 dir=$2 tarball=${LINKPASS_TARBALL:-/usr/src/linux-source-$1.tar.xz} tmp
+	[ -e "$tarball" ] || die "$tarball: missing (apt-get install linux-source-$v, or kernel/fetch-source.sh for a newer suite's)"
 	rm -rf "$dir"
 	tmp=$dir.tmp
 	rm -rf "$tmp"

@@ -66,7 +66,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
-kernels=${KERNELS-6.12:gcc 6.12:arm64:gcc}
+kernels=${KERNELS-7.3:gcc 7.3:arm64:gcc}
 apply_only=${KERNELS_APPLY_ONLY:-}
 fix_only=${KERNELS_SORTTABLE_FIX:-}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
@@ -224,14 +224,13 @@ run_pair() {
 	done
 	incremental "$rounds"
 
-	sv=$(bdir_of stock)/vmlinux
-	ov=$(bdir_of lp)/vmlinux
+	sv=$(vmlinux_of "$(bdir_of stock)")
+	ov=$(vmlinux_of "$(bdir_of lp)")
 	sl=$res/$(pair_id)-stock.boot.log
 	ol=$res/$(pair_id)-lp.boot.log
 	pad=$(pad_opt_of "$(bdir_of lp)")
 	sites=
-	! grep -q '^CONFIG_FTRACE_MCOUNT_LINKPASS_NOP=y' "$(bdir_of lp)/.config" ||
-		sites=--sites=nop
+	! has_link_nops "$(bdir_of lp)" || sites=--sites=nop
 	smods=
 	lmods=
 	if [ "$(profile_of "$v")" = distro ]; then
@@ -244,6 +243,7 @@ run_pair() {
 	n_lp=$(boot_kind lp "$lmods") || n_lp=
 
 	check_build_warnings
+	check_default_flow
 	check_boots
 	check_filter_functions
 	check_tracer
