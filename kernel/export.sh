@@ -16,16 +16,28 @@
 # (kernel/series.sh refresh), never edited.
 set -eu
 
-[ $# -eq 1 ] || { echo "usage: $0 TREE" >&2; exit 2; }
-tree=$1
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+
+# The kernel set: the repository-relative paths of the files copied.
+kernel_set() {
+	(cd "$repo" && ls linkpass/*.c linkpass/*.h include/*.h)
+}
+if [ "${1:-}" = --list ]; then
+	kernel_set
+	exit 0
+fi
+
+[ $# -eq 1 ] || { echo "usage: $0 TREE | --list" >&2; exit 2; }
+tree=$1
 [ -e "$tree/scripts/Makefile" ] || { echo "export.sh: $tree: not a Linux source tree" >&2; exit 2; }
 
 dst=$tree/scripts/linkpass
 mkdir -p "$dst"
 rm -f "$dst"/*.[ch] "$dst/Makefile"
-cp "$repo"/linkpass/*.c "$repo"/linkpass/*.h "$repo"/include/*.h "$dst/"
+for f in $(kernel_set); do
+	cp "$repo/$f" "$dst/"
+done
 
 objs=$(cd "$dst" && ls -- *.c | LC_ALL=C sort | sed 's/\.c$/.o/' | tr '\n' ' ' | sed 's/ $//')
 {
@@ -67,26 +79,52 @@ if ! grep -q '^subdir-$(CONFIG_FTRACE_MCOUNT_USE_LINKPASS)' "$tree/scripts/Makef
 		{ echo "export.sh: $tree/scripts/Makefile: no subdir-\$(CONFIG_GCC_PLUGINS) line to add after" >&2; exit 1; }
 	mv "$tree/scripts/Makefile.lp-tmp" "$tree/scripts/Makefile"
 fi
-# MAINTAINERS: the folder's entry (once), where its title sorts.
-title='LINKPASS (FTRACE MCOUNT TABLES AT FINAL LINK)'
+# MAINTAINERS: the folder's entry (once), in its alphabetical place.
+# The titles are not sorted throughout (some subsystems keep their own
+# order), so the place is the boundary of the two sorted neighbours that
+# share the longest prefix with the title.
+title='LINKPASS (FTRACE MCOUNT TABLE AT FINAL LINK)'
 if ! grep -qxF "$title" "$tree/MAINTAINERS"; then
-	TITLE=$title NAME=$(git -C "$repo" config user.name) \
-	EMAIL=$(git -C "$repo" config user.email) awk '
-		# a section title: capitals, after an empty line, past the
-		# preamble (which ends at the first "A:" title)
-		/^[A-Z0-9][^a-z]*$/ && prev == "" && NR > 100 && !done &&
-		    $0 > ENVIRON["TITLE"] {
-			print ENVIRON["TITLE"]
+	TITLE=$title NAME=${LINKPASS_SERIES_NAME:-$(git -C "$repo" config user.name || echo linkpass)} \
+	EMAIL=${LINKPASS_SERIES_EMAIL:-$(git -C "$repo" config user.email || echo linkpass@localhost)} awk '
+		function common(a, b,	n) {
+			for (n = 0; n < length(a) && substr(a, n + 1, 1) == substr(b, n + 1, 1); n++)
+				;
+			return n
+		}
+		# first pass: titles (capitals, after an empty line, past the
+		# preamble, which ends with the first "A:" entry at line 100+)
+		NR == FNR {
+			if (/^[A-Z0-9][^a-z]*$/ && prev == "" && FNR > 100)
+				t[++nt] = $0 SUBSEP FNR
+			prev = $0
+			next
+		}
+		FNR == 1 {
+			T = ENVIRON["TITLE"]
+			for (i = 2; i <= nt; i++) {
+				split(t[i - 1], a, SUBSEP)
+				split(t[i], b, SUBSEP)
+				if (a[1] < T && T < b[1]) {
+					c = common(a[1], T)
+					if (common(b[1], T) > c)
+						c = common(b[1], T)
+					if (c > best) { best = c; at = b[2] }
+				}
+			}
+			if (!at)
+				exit 1
+		}
+		FNR == at {
+			print T
 			print "M:\t" ENVIRON["NAME"] " <" ENVIRON["EMAIL"] ">"
 			print "L:\tlinux-trace-kernel@vger.kernel.org"
 			print "S:\tMaintained"
 			print "F:\tscripts/linkpass/"
 			print ""
-			done = 1
 		}
-		{ print; prev = $0 }
-		END { if (!done) exit 1 }
-	' "$tree/MAINTAINERS" >"$tree/MAINTAINERS.lp-tmp" ||
+		{ print }
+	' "$tree/MAINTAINERS" "$tree/MAINTAINERS" >"$tree/MAINTAINERS.lp-tmp" ||
 		{ echo "export.sh: $tree/MAINTAINERS: no place for the entry" >&2; exit 1; }
 	mv "$tree/MAINTAINERS.lp-tmp" "$tree/MAINTAINERS"
 fi

@@ -1,56 +1,80 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel/series.sh: the kernel patch series of kernel/series/<version>/
-# (git format-patch files with a cover letter), applied and kept up to
-# date.
+# kernel/series.sh: the kernel patch series of Linux VERSION, made from
+# what this repository tracks, applied, and kept up to date.
+#
+# A series is two kinds of patch.  The tool's patches are never tracked:
+# they are made from linkpass/ (the files kernel/export.sh copies into
+# scripts/linkpass/), one commit per part of kernel/series/tool/.  The
+# hand-written ones are: kernel/series/VERSION/*.patch, applied after
+# the tool's in order, and kernel/series/VERSION/cover.txt, the cover
+# letter's subject (first line) and text.
 #
 #   series.sh pristine VERSION DIR   a git repository of Debian's clean
 #                                    linux-source-VERSION at DIR (one
-#                                    commit, made the same way each time)
-#   series.sh apply VERSION TREE     git am the series onto TREE, a work
-#                                    tree of that commit, then verify
+#                                    commit, made the same way each time;
+#                                    the tarball is $LINKPASS_TARBALL,
+#                                    else /usr/src's)
+#   series.sh generate VERSION OUT   the whole series, as git
+#                                    format-patch files with a cover
+#                                    letter, into the folder OUT: the
+#                                    tool's parts committed on a clone of
+#                                    the pristine tree ($cache/git), the
+#                                    hand-written patches applied with
+#                                    git am (`make series` runs it)
+#   series.sh apply VERSION TREE     generate, then git am the series
+#                                    onto TREE, a work tree of the
+#                                    pristine commit, then verify
 #   series.sh verify VERSION TREE    TREE's scripts/linkpass/ holds this
-#                                    repository's linkpass sources, byte
-#                                    for byte (else the series is stale)
+#                                    repository's kernel set of linkpass,
+#                                    byte for byte, and nothing else
 #   series.sh refresh VERSION DEV    rewrite kernel/series/VERSION from
 #                                    DEV, a git tree whose checked-out
-#                                    branch is the pristine commit plus
-#                                    the series' commits: the first (the
-#                                    tool) is made again by
-#                                    kernel/export.sh from this
-#                                    repository, the others are replayed
-#                                    on it (the branch then points at the
-#                                    result), and git format-patch writes
-#                                    the files; the cover letter keeps
-#                                    its subject and text
+#                                    branch is the pristine commit, one
+#                                    commit per tool part, then the
+#                                    hand-written commits: those are
+#                                    written back as patches (the cover
+#                                    text is kept)
 #
-# The patches are the source of truth for the kernel side; the tool's
-# own sources live in linkpass/ and reach a series only through
-# refresh, so "verify" fails until a changed tool is refreshed.
+# Exits 2 with one line on any failure.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
+parts_dir=$here/series/tool
+# A tool part may not add more lines than this: a reviewer reads each
+# patch in one sitting.
+part_max=${LINKPASS_PART_MAX:-1500}
 
 die() { printf 'series.sh: %s\n' "$*" >&2; exit 2; }
 
-# Who the series is from; fixed dates make refresh reproducible.
+# Who the series is from; fixed dates make the output reproducible.
 ident() {
-	export GIT_AUTHOR_NAME=${LINKPASS_SERIES_NAME:-$(git -C "$repo" config user.name)}
-	export GIT_AUTHOR_EMAIL=${LINKPASS_SERIES_EMAIL:-$(git -C "$repo" config user.email)}
+	local name email
+	name=${LINKPASS_SERIES_NAME:-$(git -C "$repo" config user.name || true)}
+	email=${LINKPASS_SERIES_EMAIL:-$(git -C "$repo" config user.email || true)}
+	export GIT_AUTHOR_NAME=${name:-linkpass} GIT_AUTHOR_EMAIL=${email:-linkpass@localhost}
 	export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
-	export GIT_AUTHOR_DATE=${1:-2026-12-03T00:00:00Z} GIT_COMMITTER_DATE=${1:-2026-12-03T00:00:00Z}
+	export GIT_AUTHOR_DATE=${1:-2026-12-05T00:00:00Z} GIT_COMMITTER_DATE=${1:-2026-12-05T00:00:00Z}
 }
 
 series_dir() {
 	local d=$here/series/$1
-	[ -d "$d" ] || die "no series for Linux $1 in $d"
+	[ -e "$d/cover.txt" ] || die "no series for Linux $1 (no $d/cover.txt)"
 	echo "$d"
 }
 
-# The patches of a series, in order, without the cover letter.
-patches() { find "$(series_dir "$1")" -name '0*.patch' ! -name '0000-*' | LC_ALL=C sort; }
+# The hand-written patches of a series, in order.
+hand_patches() { find "$(series_dir "$1")" -maxdepth 1 -name '[0-9]*.patch' | LC_ALL=C sort; }
+
+# The tool's parts, in order: kernel/series/tool/NN-NAME.msg, each a
+# commit message whose last line is "Files: f1 f2 ..." (names in
+# scripts/linkpass/; the trailer is not part of the message).
+tool_parts() { find "$parts_dir" -name '[0-9]*.msg' | LC_ALL=C sort; }
+part_files() { sed -n 's/^Files: //p' "$1" | tr ' ' '\n' | grep .; }
+part_msg() { grep -v '^Files: ' "$1"; }
 
 cmd_pristine() {
 	local v=$1 dir=$2 tarball=${LINKPASS_TARBALL:-/usr/src/linux-source-$1.tar.xz} tmp
@@ -69,85 +93,138 @@ cmd_pristine() {
 	git -C "$dir" commit -q -m "Linux $v (Debian linux-source-$v)"
 }
 
+# The pristine repository of V, made once.
+pristine_of() {
+	local v=$1 git=$cache/git/linux-$1
+	local tarball=/usr/src/linux-source-$1.tar.xz
+	if [ ! -e "$git/.lpk-pristine" ]; then
+		# a version of a newer suite than the machine's: fetched
+		if [ ! -e "$tarball" ]; then
+			tarball=$cache/tarballs/linux-source-$v.tar.xz
+			mkdir -p "$cache/tarballs"
+			"$here/fetch-source.sh" "$v" "$tarball" >&2 ||
+				die "linux-source-$v: neither in /usr/src nor fetched"
+		fi
+		echo "series.sh: making the pristine git tree $git" >&2
+		LINKPASS_TARBALL=$tarball cmd_pristine "$v" "$git" >&2
+		touch "$git/.lpk-pristine"
+	fi
+	echo "$git"
+}
+
+# commit_tool_parts TREE: export the kernel set into TREE and commit it,
+# one part at a time; every file of the set must be in exactly one
+# part, and no part over $part_max added lines.
+commit_tool_parts() {
+	local tree=$1 p f n last seen
+	"$here/export.sh" "$tree" >/dev/null
+	mapfile -t parts < <(tool_parts)
+	[ ${#parts[@]} -ge 1 ] || die "$parts_dir: no NN-NAME.msg part"
+	last=${parts[-1]}
+	seen=$(mktemp)
+	for p in "${parts[@]}"; do
+		for f in $(part_files "$p"); do
+			[ -e "$tree/scripts/linkpass/$f" ] ||
+				die "${p#"$repo"/}: $f is not in the kernel set (kernel/export.sh --list)"
+			! grep -qxF "$f" "$seen" || die "${p#"$repo"/}: $f is in two parts"
+			echo "$f" >>"$seen"
+			git -C "$tree" add -f "scripts/linkpass/$f"
+		done
+		# the last part also hooks the folder into Kbuild
+		if [ "$p" = "$last" ]; then
+			git -C "$tree" add -A -f scripts/linkpass scripts/Makefile MAINTAINERS
+		fi
+		git -C "$tree" commit -q -F <(part_msg "$p")
+		n=$(git -C "$tree" show --numstat --format= HEAD | awk '{ s += $1 } END { print s + 0 }')
+		[ "$n" -le "$part_max" ] ||
+			die "${p#"$repo"/}: adds $n lines, more than $part_max: split it"
+	done
+	for f in $(cd "$tree/scripts/linkpass" && ls -- *.[ch]); do
+		grep -qxF "$f" "$seen" || die "scripts/linkpass/$f: in no part of kernel/series/tool/"
+	done
+	rm -f "$seen"
+	git -C "$tree" diff --quiet HEAD || die "$tree: export left changes no part took"
+}
+
+cmd_generate() {
+	local v=$1 out dir git tree subject body
+	out=$(realpath -m "$2")
+	dir=$(series_dir "$v")
+	git=$(pristine_of "$v")
+	tree=$(mktemp -d "${TMPDIR:-/tmp}/lp-series.XXXXXX")
+	git clone -q --shared "$git" "$tree/linux"
+	ident
+	commit_tool_parts "$tree/linux"
+	# shellcheck disable=SC2046  # one argument per patch
+	git -C "$tree/linux" am -q $(hand_patches "$v") ||
+		die "kernel/series/$v: a hand-written patch does not apply after the tool's parts (see $tree/linux)"
+	rm -rf "$out"
+	mkdir -p "$out"
+	git -C "$tree/linux" format-patch -q --zero-commit --no-signature --cover-letter \
+		--base="$(git -C "$git" rev-parse HEAD)" -o "$out" HEAD~"$(( $(tool_parts | wc -l) + $(hand_patches "$v" | wc -l) ))"
+	subject=$(sed -n 1p "$dir/cover.txt")
+	body=$(sed 1,2d "$dir/cover.txt")
+	SUBJECT=$subject BODY=$body awk '
+		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, ENVIRON["SUBJECT"]) }
+		/^\*\*\* BLURB HERE \*\*\*$/ { print ENVIRON["BODY"]; next }
+		{ print }' "$out/0000-cover-letter.patch" >"$out/0000-cover-letter.patch.tmp"
+	mv "$out/0000-cover-letter.patch.tmp" "$out/0000-cover-letter.patch"
+	rm -rf "$tree"
+	echo "series.sh: $out: $(find "$out" -name '0*.patch' ! -name '0000-*' | wc -l) patches and a cover letter for Linux $v"
+}
+
 cmd_verify() {
-	local tree=$2 f bad=0
-	for f in "$repo"/linkpass/*.c "$repo"/linkpass/*.h "$repo"/include/*.h; do
+	local tree=$2 f bad=0 rel
+	while read -r rel; do
+		f=$repo/$rel
 		if ! cmp -s "$f" "$tree/scripts/linkpass/$(basename "$f")"; then
-			echo "series.sh: $tree/scripts/linkpass/$(basename "$f"): differs from ${f#"$repo"/}" >&2
+			echo "series.sh: $tree/scripts/linkpass/$(basename "$f"): differs from $rel" >&2
 			bad=1
 		fi
-	done
+	done < <("$here/export.sh" --list)
 	for f in "$tree"/scripts/linkpass/*.[ch]; do
-		[ -e "$repo/linkpass/$(basename "$f")" ] || [ -e "$repo/include/$(basename "$f")" ] || {
-			echo "series.sh: $f: not in this repository's linkpass/" >&2
+		"$here/export.sh" --list | grep -q "/$(basename "$f")\$" || {
+			echo "series.sh: $f: not in this repository's kernel set of linkpass" >&2
 			bad=1
 		}
 	done
-	[ $bad = 0 ] || die "the series of Linux $1 carries another linkpass than this repository's: run kernel/series.sh refresh $1 DEV"
+	[ $bad = 0 ] || die "the series of Linux $1 applied to $tree carries another linkpass than this repository's"
 }
 
 cmd_apply() {
-	local v=$1 tree=$2
+	local v=$1 tree=$2 out
+	out=$(mktemp -d "${TMPDIR:-/tmp}/lp-series-out.XXXXXX")
+	cmd_generate "$v" "$out/series" >/dev/null
 	ident
-	git -C "$tree" am -q $(patches "$v") ||
-		die "$tree: git am of kernel/series/$v failed (git -C $tree am --abort to undo)"
+	# shellcheck disable=SC2046  # one argument per patch
+	git -C "$tree" am -q $(find "$out/series" -name '0*.patch' ! -name '0000-*' | LC_ALL=C sort) ||
+		die "$tree: git am of the series of Linux $v failed (git -C $tree am --abort to undo)"
+	rm -rf "$out"
 	cmd_verify "$v" "$tree"
 }
 
-# The subject and text of an existing cover letter, to carry over.
-cover_part() {
-	local f=$1 what=$2
-	[ -e "$f" ] || return 0
-	case $what in
-	subject) sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f" | sed -n 1p ;;
-	# from the blank line after the headers to the shortlog
-	body) awk 'h && /^[A-Za-z].* \([0-9]+\):$/ { exit } h { print } /^$/ && !h { h = 1 }' "$f" ;;
-	esac
-}
-
 cmd_refresh() {
-	local v=$1 dev=$2 out base tool rest subject body c n branch
-	out=$(series_dir "$v")
+	local v=$1 dev=$2 dir base n
+	dir=$(series_dir "$v")
 	git -C "$dev" diff --quiet HEAD || die "$dev: uncommitted changes"
-	branch=$(git -C "$dev" symbolic-ref --short HEAD) || die "$dev: no branch checked out"
 	base=$(git -C "$dev" rev-list --max-parents=0 HEAD)
-	mapfile -t commits < <(git -C "$dev" rev-list --reverse "$base..HEAD")
-	[ ${#commits[@]} -ge 1 ] || die "$dev: no commits on top of the pristine one"
-	tool=${commits[0]}
-	rest=("${commits[@]:1}")
-	subject=$(cover_part "$out/0000-cover-letter.patch" subject)
-	body=$(cover_part "$out/0000-cover-letter.patch" body)
-
+	n=$(tool_parts | wc -l)
+	[ "$(git -C "$dev" rev-list --count "$base..HEAD")" -gt "$n" ] ||
+		die "$dev: expected the $n tool parts and then the hand-written commits on top of the pristine one"
 	ident
-	git -C "$dev" checkout -q --detach "$base"
-	"$here/export.sh" "$dev" >/dev/null
-	git -C "$dev" add -A -f scripts/linkpass scripts/Makefile MAINTAINERS
-	git -C "$dev" commit -q -C "$tool" --reset-author
-	for c in "${rest[@]}"; do
-		git -C "$dev" cherry-pick "$c" >/dev/null ||
-			die "$dev: replaying $(git -C "$dev" log -1 --format=%s "$c") on the new tool commit failed"
-		git -C "$dev" commit -q --amend -C HEAD --reset-author
-	done
-	git -C "$dev" checkout -q -B "$branch"
-	find "$out" -name '0*.patch' -delete
-	git -C "$dev" format-patch -q --zero-commit --no-signature --cover-letter \
-		-o "$out" "$base..HEAD"
-	if [ -n "$subject" ]; then
-		SUBJECT=$subject BODY=$body awk '
-			/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, ENVIRON["SUBJECT"]) }
-			/^\*\*\* BLURB HERE \*\*\*$/ { print ENVIRON["BODY"]; next }
-			{ print }' "$out/0000-cover-letter.patch" >"$out/0000-cover-letter.patch.tmp"
-		mv "$out/0000-cover-letter.patch.tmp" "$out/0000-cover-letter.patch"
-	fi
-	n=$(patches "$v" | wc -l)
-	echo "series.sh: kernel/series/$v: $n patches and a cover letter, from $dev (branch $branch)"
+	find "$dir" -maxdepth 1 -name '[0-9]*.patch' -delete
+	# the hand-written commits: those after the tool's parts
+	git -C "$dev" format-patch -q --zero-commit --no-signature --no-numbered \
+		-o "$dir" "$(git -C "$dev" rev-list --reverse "$base..HEAD" | sed -n "${n}p")..HEAD"
+	echo "series.sh: kernel/series/$v: $(hand_patches "$v" | wc -l) hand-written patches from $dev"
 }
 
-[ $# -ge 1 ] || die "usage: series.sh pristine|apply|verify|refresh VERSION DIR"
+# export.sh --list is the kernel set; the rest needs VERSION and a path.
+[ $# -ge 1 ] || die "usage: series.sh pristine|generate|apply|verify|refresh VERSION DIR"
 cmd=$1
 shift
 [ $# -eq 2 ] || die "usage: series.sh $cmd VERSION DIR"
 case $cmd in
-pristine | apply | verify | refresh) "cmd_$cmd" "$@" ;;
+pristine | generate | apply | verify | refresh) "cmd_$cmd" "$@" ;;
 *) die "unknown command '$cmd'" ;;
 esac

@@ -25,7 +25,16 @@ KERNELS_SORTTABLE_FIX ?= 6.12:x86_64:clang
 KERNELS_APPLY_ONLY ?= 6.12 6.1
 KERNELS_ALL := 7.3:gcc 7.3:arm64:gcc 7.3:riscv64:gcc 6.12 6.12:arm64 6.12:riscv64 6.1
 
-.PHONY: test-kernel test-kernel-all
+.PHONY: test-kernel test-kernel-all series
+
+# The kernel patch series, written into build/series/VERSION/: the
+# tool's patches made from linkpass/ (kernel/series/tool/), then the
+# hand-written ones of kernel/series/VERSION/ (kernel/series.sh).
+SERIES_VERSIONS := $(notdir $(patsubst %/cover.txt,%,$(wildcard kernel/series/*/cover.txt)))
+series:
+	@for v in $(SERIES_VERSIONS); do \
+		kernel/series.sh generate $$v build/series/$$v || exit; \
+	done
 
 test-kernel: linkpass/linkpass
 	KERNELS="$(KERNELS)" KERNELS_APPLY_ONLY="$(KERNELS_APPLY_ONLY)" \
