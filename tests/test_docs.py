@@ -4,6 +4,7 @@
 # docs/ on the README's map.
 
 import re
+import subprocess
 
 import pytest
 
@@ -153,3 +154,27 @@ def test_readme_maps_every_page():
     missing = [str(rel(p)) for p in DOCS if p.resolve() not in linked]
     assert not missing, f"README.md links no {missing}"
     assert len(readme.splitlines()) <= 220
+
+
+def test_readme_worked_example(linkpass, tmp_path):
+    """The README's worked example, run as written in a temp folder,
+    prints the output the README shows (addresses aside)."""
+    from lptest import require_tools
+    require_tools("gcc", "objcopy")
+    readme = (REPO / "README.md").read_text()
+    m = re.search(r"## A worked example\n.*?```sh\n(.*?)```\n\nOutput:\n\n"
+                  r"```\n(.*?)```", readme, re.S)
+    assert m, "README.md: no worked example with its output"
+    script, want = m.groups()
+    lines = script.splitlines()
+    assert lines[0] == "make" and lines[1].startswith("REPO=$PWD;"), lines[:2]
+    script = "\n".join(lines[2:]) + "\n"
+    env = {"PATH": "/usr/bin:/bin", "REPO": str(REPO),
+           "LINKPASS": str(linkpass)}
+    proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path,
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+    def norm(text):
+        return re.sub(r"0x[0-9a-f]{16}", "0xADDR", text).splitlines()
+    assert norm(proc.stdout) == norm(want)
