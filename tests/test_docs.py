@@ -1,14 +1,14 @@
 # The documentation against the tree: docs/linkpass.md's option table
 # against `linkpass --help` (both ways), no build path of any machine in
-# README.md and docs/, every link to a file resolving, and every page of
-# docs/ on the README's map.
+# README.md and docs/, every link to a file resolving, every page of
+# docs/ on the README's map, and the README's worked example as printed.
 
 import re
 import subprocess
 
 import pytest
 
-from lptest import REPO
+from lptest import REPO, require_tools
 
 DOCS = sorted((REPO / "docs").glob("*.md"))
 PAGES = [REPO / "README.md", *DOCS]
@@ -159,7 +159,6 @@ def test_readme_maps_every_page():
 def test_readme_worked_example(linkpass, tmp_path):
     """The README's worked example, run as written in a temp folder,
     prints the output the README shows (addresses aside)."""
-    from lptest import require_tools
     require_tools("gcc", "objcopy")
     readme = (REPO / "README.md").read_text()
     m = re.search(r"## A worked example\n.*?```sh\n(.*?)```\n\nOutput:\n\n"
