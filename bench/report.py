@@ -392,8 +392,9 @@ def main():
     b = Build(read_csv(d / "build.csv"))
     lines = []
     if meta:
-        lines.append(f"Run of {meta.get('started', '?')} to "
-                 f"{meta.get('finished', '?')}: {meta.get('cpu')}, "
+        # the machine and options, not the date: the run's date and
+        # times stay in OUTDIR/meta.json (a page keeps no logbook)
+        lines.append(f"Machine: {meta.get('cpu')}, "
                  f"{meta.get('cores')} cores, {meta.get('mem_gib')} GiB, "
                  f"Linux {meta.get('kernel')}, {meta.get('os')}; "
                  f"{meta.get('gcc')}; {meta.get('ld')}; "

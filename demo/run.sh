@@ -55,7 +55,7 @@ LPTRACE_DATA=trace.data LPTRACE_GRAPH=1 ./demo 'u000[0-3]_*' | tee run.log
 "$lptrace" dump -i trace.data --chrome >trace.json
 echo "wrote trace.txt (ftrace function_graph text), trace.json (Chrome JSON, opens in Perfetto)"
 
-step "first trace lines ($OUT/trace.txt)"
+step "first trace lines (${OUT#"$top"/}/trace.txt)"
 awk '!/^#/ && n++ < 16' trace.txt
 
 step "lptrace report -i trace.data (top 10 by total time)"
