@@ -3,9 +3,9 @@
  * control.c - the API: lpt_init(), lpt_enable(), lpt_disable(),
  * lpt_stats().
  *
- * One mutex serialises them (and the writers in output.c): the site
- * states, the statistics and the symbol table change only under it.
- * The tracing threads never take it.
+ * The one lock (lock.c) serialises them (and the writers in output.c):
+ * the site states, the statistics and the symbol table change only
+ * under it.  The tracing threads never take it.
  *
  * fork: the mutex is taken around fork() (pthread_atfork), so a child
  * is never born while a rewrite is under way: it inherits no held lock,
@@ -25,22 +25,9 @@
 #include "clock.h"
 #include "internal.h"
 
-int lpt_verbose;
-
-static pthread_mutex_t lpt_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int lpt_ready;		/* 1: init done; < 0: the last try failed */
 static int lpt_forkable;	/* atfork handlers registered */
 static struct lpt_stats lpt_st;
-
-void lpt_lock(void)
-{
-	pthread_mutex_lock(&lpt_mutex);
-}
-
-void lpt_unlock(void)
-{
-	pthread_mutex_unlock(&lpt_mutex);
-}
 
 static void fork_prepare(void)
 {
@@ -55,7 +42,7 @@ static void fork_parent(void)
 /* The only thread of the child: no one else can hold or want the lock. */
 static void fork_child(void)
 {
-	pthread_mutex_init(&lpt_mutex, NULL);
+	lpt_lock_reset();
 	lpt_record_forked();
 }
 

@@ -15,6 +15,7 @@
 
 #include "lptrace.h"
 #include "lptrace-data.h"
+#include "lock.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -318,11 +319,6 @@ int lpt_file_commit(struct lpt_file *o, int err);
 void lpt_tramp5(void);
 void lpt_tramp6(void);
 void lpt_graph_ret(void);
-
-/* control.c: one lock for init, patching and writing */
-extern int lpt_verbose;
-void lpt_lock(void);
-void lpt_unlock(void);
 
 #pragma GCC visibility pop
 
