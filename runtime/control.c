@@ -16,6 +16,7 @@
  * file.  vfork and posix_spawn children share our memory until they
  * exec: they run no traced code and take no lock of ours.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -337,9 +338,9 @@ int lpt_disable(const char *glob)
 }
 
 /*
- * After a dlopen or dlclose of the program's: forget the gone objects,
- * NOP the sites of the new ones, and enable LPTRACE_FILTER's functions
- * among them, as init did for the objects loaded then.
+ * After a dlopen or dlclose of the program's (below): forget the gone
+ * objects, NOP the sites of the new ones, and enable LPTRACE_FILTER's
+ * functions among them, as init did for the objects loaded then.
  */
 static const char *lpt_filter;
 
@@ -359,12 +360,52 @@ static int settle_pinned(void *arg)
 	return err;
 }
 
-void lpt_objects_changed(void)
+static void objects_changed(void)
 {
 	lpt_lock();
 	if (lpt_ready > 0)
 		lpt_objects_pinned(settle_pinned, NULL);
 	lpt_unlock();
+}
+
+/*
+ * The program's dlopen: the real one, then the new objects' tables
+ * (objects.c), their sites NOP'd and the filter's enabled.  Here, beside
+ * the site states they settle, so that objects.c never calls up.
+ * Libraries' calls come here too: the program exports dlopen (libc.so
+ * defines it, so the linker puts the program's definition in .dynsym)
+ * and ld.so looks in the program first.  A call that bypasses it
+ * (dlsym(RTLD_NEXT), dlmopen) is found at the next enable or disable.
+ */
+void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+
+	if (!real)
+		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	if (!real)
+		return NULL;
+	h = real(file, mode);
+	if (h)
+		objects_changed();
+	return h;
+}
+
+/* The real dlclose, then the gone objects forgotten at once (objects.c). */
+int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	int ret;
+
+	if (!real)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real)
+		return -1;
+	ret = real(handle);
+	if (!ret)
+		objects_changed();
+	return ret;
 }
 
 /* LPTRACE_FILTER, enabled at start and in every object loaded later. */

@@ -186,8 +186,6 @@ uintptr_t lpt_site_target(const struct lpt_site *s, enum lpt_state to);
  */
 int lpt_objects_pinned(int (*fn)(void *), void *arg);
 int lpt_objects_refresh(struct lpt_stats *st);
-/* control.c: after a dlopen/dlclose, settle the new objects' sites. */
-void lpt_objects_changed(void);
 void lpt_set_filter(const char *glob);
 
 /* textpoke.c: rewrite live code safely (int3 protocol). */
