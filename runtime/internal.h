@@ -198,12 +198,14 @@ int lpt_poke_sites(struct lpt_site **v, size_t n, enum lpt_state to,
 int lpt_trap_install(void);
 int lpt_trap_check(void);
 uint64_t lpt_trap_count(void);
-int lpt_trap_is_ours(void);
-void lpt_trap_set_chain(const struct sigaction *act, struct sigaction *old);
 
-/* sigmask.c: the real sigaction, below the program's view of it. */
+/*
+ * sigmask.c: the real sigaction, below the program's view of it; a
+ * signal set without SIGTRAP (@copy, or NULL when @set is).
+ */
 int lpt_real_sigaction(int sig, const struct sigaction *act,
 		       struct sigaction *old);
+const sigset_t *lpt_unblockable(const sigset_t *set, sigset_t *copy);
 
 /* record.c: per-thread event rings (struct lpt_event: lptrace-data.h). */
 #define LPT_TLS __attribute__((tls_model("initial-exec")))
