@@ -116,6 +116,7 @@ struct lpt_symtab {
 	size_t n;
 };
 int lpt_symtab_open(struct lpt_symtab *t, const char *path, uintptr_t bias);
+/* NULL @t: the program's (lpt_symtab_load first). */
 const char *lpt_symtab_find(const struct lpt_symtab *t, uintptr_t addr,
 			    uintptr_t *off);
 int lpt_symtab_addr(const struct lpt_symtab *t, const char *name,
@@ -126,8 +127,6 @@ int lpt_symtab_load(void);
 size_t lpt_symtab_count(const struct lpt_symtab *t);
 const char *lpt_symtab_get(const struct lpt_symtab *t, size_t i,
 			   uintptr_t *addr, uint64_t *size);
-/* Any loaded object's function covering @addr: the program, then libraries. */
-const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off);
 
 /*
  * A loaded object with a table: the program (always first) or a shared
@@ -174,6 +173,8 @@ int lpt_sites_build(struct lpt_obj *o, struct lpt_stats *st);
 void lpt_obj_publish(struct lpt_obj *o);
 void lpt_sites_name(void);
 struct lpt_site *lpt_site_find(uintptr_t addr);
+/* Any loaded object's function covering @addr: the program, then libraries. */
+const char *lpt_objs_symbol(uintptr_t addr, uintptr_t *off);
 void lpt_site_fill(const struct lpt_site *s, enum lpt_state to, uint8_t *buf);
 /* What site @s calls in state @to (LPT_FENTRY or LPT_CALL): signal-safe. */
 uintptr_t lpt_site_target(const struct lpt_site *s, enum lpt_state to);

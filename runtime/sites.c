@@ -117,7 +117,7 @@ static void report_refused(const struct lpt_site *s, const uint8_t *bytes,
 	size_t i, show;
 
 	lpt_symtab_load();
-	name = lpt_symtab_lookup(s->addr, &off);
+	name = lpt_objs_symbol(s->addr, &off);
 	/* The length of a refused site is unknown: show all that was read. */
 	show = avail < LPT_SITE_MAX ? avail : LPT_SITE_MAX;
 	for (i = 0; i < show; i++)
@@ -412,6 +412,31 @@ int lpt_sites_load(struct lpt_stats *st)
 	return err;
 }
 
+/*
+ * The function covering @addr in the program, else in the library with
+ * a table whose extent holds it (a gone one too: events recorded before
+ * the unload still name their functions).  Here, beside the list of
+ * objects it walks, so that symtab.c knows nothing of objects.
+ */
+const char *lpt_objs_symbol(uintptr_t addr, uintptr_t *off)
+{
+	const struct lpt_obj *o;
+	const char *name;
+
+	name = lpt_symtab_find(NULL, addr, off);
+	if (name)
+		return name;
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
+		if (*o->path && addr >= o->start && addr < o->end) {
+			name = lpt_symtab_find(&o->syms, addr, off);
+			if (name)
+				return name;
+		}
+	}
+	return NULL;
+}
+
 /* Attach function names; needs the symbol tables, so done on demand. */
 void lpt_sites_name(void)
 {
@@ -427,7 +452,7 @@ void lpt_sites_name(void)
 			continue;
 		for (i = 0; i < o->nsites; i++)
 			o->sites[i].name = o == &lpt_main_obj ?
-				lpt_symtab_lookup(o->sites[i].addr, &off) :
+				lpt_objs_symbol(o->sites[i].addr, &off) :
 				lpt_symtab_find(&o->syms, o->sites[i].addr, &off);
 		o->named = 1;
 	}
