@@ -235,7 +235,8 @@ static void mode_setup(void)
 		if (!ticks)
 			ticks = 1;
 	}
-	lpt_graph_setup(lpt_max_depth, ticks);
+	/* the return trampoline, registered here: graph.c may not name it */
+	lpt_graph_setup(lpt_max_depth, ticks, (uintptr_t)lpt_graph_ret);
 }
 
 /*

@@ -260,7 +260,7 @@ struct lpt_tbuf *lpt_tbuf_list(void);
 int lpt_emit(struct lpt_tbuf *b, uint8_t kind, uint64_t tsc, uint32_t cpu,
 	     uintptr_t func, uint64_t arg, unsigned int depth, int hold);
 void lpt_emit_unhold(struct lpt_tbuf *b);
-void lpt_record(uintptr_t func, uintptr_t *slot);
+void lpt_record_call(uintptr_t func, uintptr_t *slot);
 void lpt_record_forked(void);
 void lpt_count_recursed(void);
 uint64_t lpt_events_dropped(void);
@@ -288,7 +288,10 @@ void lpt_drained(struct lpt_tbuf *b);
  */
 extern int lpt_graph_on;
 extern uint8_t lpt_graph_fast;
-void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks);
+void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks,
+		     uintptr_t ret);
+/* entry.S's trampolines call lpt_record, which calls one of these two. */
+void lpt_record(uintptr_t func, uintptr_t *slot);
 void lpt_graph_entry(uintptr_t func, uintptr_t *slot);
 uintptr_t lpt_graph_exit(uintptr_t *slot);
 void lpt_graph_unwind_begin(void);
