@@ -1,11 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * autostart.c - what a linked program does with no code of its own:
- * read the LPTRACE* environment before main, NOP the sites, enable the
- * filter, and write the trace files at exit.
+ * autostart.c - where a program enters the library: the top layer,
+ * which may use every other and which none uses.
  *
- * Run from .init_array (entry.S), not from a constructor attribute:
- * see there why.
+ *   __fentry__, mcount  what a site calls as linked (and a refused site
+ *                       keeps calling): a plain return.  A program pulls
+ *                       this object out of the archive because it calls
+ *                       __fentry__, and with it the rest of the library.
+ *                       mcount is the same for -pg without -mfentry, so
+ *                       such programs link too (their sites are refused:
+ *                       the call is not at the entry);
+ *   lpt_autostart       what a linked program does with no code of its
+ *                       own, before main: read the LPTRACE* environment,
+ *                       NOP the sites, enable the filter, and write the
+ *                       trace files at exit.  A constructor: kept in
+ *                       the link with this object, which __fentry__
+ *                       keeps (alone in a file of its own it would be
+ *                       dropped, as nothing refers to it);
+ *   lpt_init, lpt_enable, lpt_disable
+ *                       the API's entry points.  They give control.c
+ *                       the address of __fentry__, which it may not name:
+ *                       this file uses control.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +35,41 @@ static struct {
 	pid_t pid;		/* the process that read them */
 } lpt_auto;
 
-/* Listed in .init_array by entry.S. */
-void lpt_autostart(void) __attribute__((visibility("hidden")));
+/* What sites call as linked: a plain return (see the top of the file). */
+__asm__(".pushsection .text\n"
+	"	.globl	__fentry__\n"
+	"	.type	__fentry__, @function\n"
+	"	.p2align 4\n"
+	"__fentry__:\n"
+	"	ret\n"
+	"	.size	__fentry__, . - __fentry__\n"
+	"	.globl	mcount\n"
+	"	.type	mcount, @function\n"
+	"	.p2align 4\n"
+	"mcount:\n"
+	"	ret\n"
+	"	.size	mcount, . - mcount\n"
+	".popsection");
+void __fentry__(void);
+
+int lpt_init(void)
+{
+	return lpt_control_init((uintptr_t)__fentry__);
+}
+
+int lpt_enable(const char *glob)
+{
+	int err = lpt_init();
+
+	return err ? err : lpt_control_set(LPT_CALL, glob);
+}
+
+int lpt_disable(const char *glob)
+{
+	int err = lpt_init();
+
+	return err ? err : lpt_control_set(LPT_NOP, glob);
+}
 
 /*
  * A forked child inherits the atexit handler and the events recorded so
@@ -65,7 +113,7 @@ static char *env_copy(const char *name)
 	return v && *v ? strdup(v) : NULL;
 }
 
-void lpt_autostart(void)
+static void __attribute__((constructor)) lpt_autostart(void)
 {
 	static const char *const modes[] = { "on", "off", NULL };
 	const char *filter;
@@ -78,7 +126,7 @@ void lpt_autostart(void)
 
 	filter = getenv("LPTRACE_FILTER");
 	if (filter && *filter) {
-		lpt_set_filter(filter);
+		lpt_control_filter(filter);
 		n = lpt_enable(filter);
 		if (n == 0)
 			lpt_msg("LPTRACE_FILTER=%s matches no function", filter);

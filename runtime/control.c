@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * control.c - the API: lpt_init(), lpt_enable(), lpt_disable(),
- * lpt_stats().
+ * control.c - what the API does (autostart.c holds its entry points,
+ * lpt_init, lpt_enable and lpt_disable): init, the change of state of
+ * the sites every glob selects in every loaded object, the settling of
+ * objects a dlopen brings or a dlclose takes, and lpt_stats().
  *
  * The one lock (lock.c) serialises them (and the writers in output.c):
  * the site states, the statistics and the symbol table change only
@@ -244,7 +246,7 @@ static void mode_setup(void)
  * returns at once, and set_state() takes up sites the failed try left
  * behind int3 (LPT_TRAP) or in the old state.
  */
-static int init_locked(void)
+static int init_locked(uintptr_t fentry)
 {
 	struct lpt_obj *o;
 	uint64_t t0 = lpt_now_ns();
@@ -270,7 +272,7 @@ static int init_locked(void)
 	err = lpt_trap_install();
 	if (err)
 		return err;
-	err = lpt_sites_load(&lpt_st);
+	err = lpt_sites_load(&lpt_st, fentry);
 	if (err)
 		return err;
 	/* A file that cannot be written is reported; tracing goes on. */
@@ -293,13 +295,14 @@ static int init_locked(void)
 	return err;
 }
 
-int lpt_init(void)
+/* lpt_init (autostart.c): @fentry is the program's __fentry__. */
+int lpt_control_init(uintptr_t fentry)
 {
 	int err;
 
 	lpt_lock();
 	if (lpt_ready <= 0) {
-		err = init_locked();
+		err = init_locked(fentry);
 		lpt_ready = err ? err : 1;
 	}
 	err = lpt_ready < 0 ? lpt_ready : 0;
@@ -307,14 +310,15 @@ int lpt_init(void)
 	return err;
 }
 
-static int set_state_api(enum lpt_state to, const char *glob)
+/*
+ * lpt_enable and lpt_disable (autostart.c), once init succeeded: the
+ * number of matching sites now in state @to, or -errno.
+ */
+int lpt_control_set(enum lpt_state to, const char *glob)
 {
 	size_t ndone = 0;
 	int err;
 
-	err = lpt_init();
-	if (err)
-		return err;
 	lpt_lock();
 	err = set_state(to, glob, &ndone);
 	if (lpt_verbose)
@@ -326,16 +330,6 @@ static int set_state_api(enum lpt_state to, const char *glob)
 			lpt_st.last_patch_ns / 1e6);
 	lpt_unlock();
 	return err ? err : (int)ndone;
-}
-
-int lpt_enable(const char *glob)
-{
-	return set_state_api(LPT_CALL, glob);
-}
-
-int lpt_disable(const char *glob)
-{
-	return set_state_api(LPT_NOP, glob);
 }
 
 /*
@@ -410,7 +404,7 @@ int dlclose(void *handle)
 }
 
 /* LPTRACE_FILTER, enabled at start and in every object loaded later. */
-void lpt_set_filter(const char *glob)
+void lpt_control_filter(const char *glob)
 {
 	lpt_lock();
 	lpt_filter = glob;

@@ -164,7 +164,7 @@ struct lpt_obj {
 
 /* sites.c: the tables, sorted, checked; lookups are signal-safe. */
 extern struct lpt_obj *lpt_objs;	/* the program first; NULL before init */
-int lpt_sites_load(struct lpt_stats *st);
+int lpt_sites_load(struct lpt_stats *st, uintptr_t fentry);
 const uintptr_t *lpt_table_read(const char *start, const char *stop,
 				size_t *np, uintptr_t **copy);
 int lpt_sites_check(struct lpt_obj *o, const uintptr_t *addrs, size_t n,
@@ -187,7 +187,11 @@ uintptr_t lpt_site_target(const struct lpt_site *s, enum lpt_state to);
  */
 int lpt_objects_pinned(int (*fn)(void *), void *arg);
 int lpt_objects_refresh(struct lpt_stats *st);
-void lpt_set_filter(const char *glob);
+
+/* control.c: what the API does (entry points: autostart.c). */
+int lpt_control_init(uintptr_t fentry);
+int lpt_control_set(enum lpt_state to, const char *glob);
+void lpt_control_filter(const char *glob);
 
 /* textpoke.c: rewrite live code safely (int3 protocol). */
 int lpt_sync_init(void);
@@ -325,8 +329,5 @@ void lpt_tramp6(void);
 void lpt_graph_ret(void);
 
 #pragma GCC visibility pop
-
-/* entry.S: what the program's sites call as linked (a plain return). */
-void __fentry__(void);
 
 #endif /* LPT_INTERNAL_H */

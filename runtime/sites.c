@@ -378,8 +378,12 @@ void lpt_obj_publish(struct lpt_obj *o)
 	__atomic_store_n(pp, o, __ATOMIC_RELEASE);
 }
 
-/* Load and check the program's table; publishes it for the trap handler. */
-int lpt_sites_load(struct lpt_stats *st)
+/*
+ * Load and check the program's table; publishes it for the trap handler.
+ * @fentry is the program's __fentry__, the call its sites hold as linked
+ * (autostart.c defines it, above every layer: control.c passes it down).
+ */
+int lpt_sites_load(struct lpt_stats *st, uintptr_t fentry)
 {
 	struct lpt_obj *o = &lpt_main_obj;
 	const char *start, *stop;
@@ -391,7 +395,7 @@ int lpt_sites_load(struct lpt_stats *st)
 	/* Loaded by an earlier, failed init: its sites may hold int3 now. */
 	if (lpt_objs)
 		return 0;
-	o->fentry = (uintptr_t)__fentry__;
+	o->fentry = fentry;
 	o->tramp[0] = (uintptr_t)lpt_tramp5;
 	o->tramp[1] = (uintptr_t)lpt_tramp6;
 	err = table_extent(&start, &stop);
