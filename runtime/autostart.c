@@ -27,7 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "control.h"
+#include "env.h"
+#include "lock.h"
+#include "msg.h"
+#include "output.h"
+#include "sites.h"
+#include "stream.h"
 
 static struct {
 	char *text;		/* LPTRACE_OUT */

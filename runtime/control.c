@@ -26,7 +26,19 @@
 #include <string.h>
 
 #include "clock.h"
-#include "internal.h"
+#include "control.h"
+#include "entry.h"
+#include "env.h"
+#include "graph.h"
+#include "lock.h"
+#include "msg.h"
+#include "objects.h"
+#include "output.h"
+#include "record.h"
+#include "sites.h"
+#include "stream.h"
+#include "textpoke.h"
+#include "trap.h"
 
 static int lpt_ready;		/* 1: init done; < 0: the last try failed */
 static int lpt_forkable;	/* atfork handlers registered */

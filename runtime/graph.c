@@ -75,6 +75,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "hotpath.h"
 #include "record.h"
 
@@ -287,10 +288,9 @@ pop_above(struct lpt_shadow *sh, struct lpt_tbuf *b, unsigned int i,
 /*
  * Every case of an entry, from lpt_record; the trampolines (entry.S)
  * do the common one themselves first, when lpt_graph_fast allows.
- * Never inlined into lpt_record: see there.
+ * Never inlined into lpt_record (graph.h): see there.
  */
-notrace __attribute__((noinline)) void
-lpt_graph_entry(uintptr_t func, uintptr_t *slot)
+notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 {
 	uintptr_t ret = lpt_ret, orig = *slot;
 	struct lpt_shadow *sh;

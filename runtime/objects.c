@@ -47,8 +47,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "elfread.h"
+#include "entry.h"
+#include "lock.h"
 #include "mcount-table.h"
+#include "msg.h"
+#include "objects.h"
+#include "sites.h"
+#include "stream.h"
+#include "symtab.h"
 
 /* Thunk: jmp *0(%rip); .quad target (one per trampoline, 16 bytes apart). */
 static const uint8_t lpt_jmp_abs[] = { 0xff, 0x25, 0x00, 0x00, 0x00, 0x00 };

@@ -20,8 +20,13 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "internal.h"
+#include "file.h"
+#include "graph.h"
+#include "lock.h"
+#include "output.h"
+#include "record.h"
 #include "render.h"
+#include "sites.h"
 
 /*
  * The events as seen by this write: each buffer's window copied, so

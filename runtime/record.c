@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "record.h"
 
 __thread struct lpt_tbuf *lpt_self LPT_TLS;
@@ -77,7 +78,7 @@ static uint64_t lpt_recursed;		/* events lost to recursion */
 /* Longest wait for the writer to make room, in 1 ms naps. */
 #define LPT_WAIT_MS	1000
 
-int lpt_stream_waitable;		/* see internal.h (atomic) */
+int lpt_stream_waitable;		/* see record.h (atomic) */
 __thread int lpt_no_wait LPT_TLS;	/* the writer thread */
 static uint32_t lpt_kick;		/* futex: the writer is wanted */
 
@@ -395,12 +396,11 @@ notrace void lpt_emit_unhold(struct lpt_tbuf *b)
 }
 
 /*
- * Entry-only mode: one CALL event.  Called by lpt_record (graph.c), the
- * trampoline's way in, as a tail call; out of line for the reason given
- * there.
+ * Entry-only mode: one CALL event.  Tail-called by lpt_record (graph.c),
+ * the trampoline's way in; never inlined there (record.h), for the
+ * reason given there.
  */
-notrace __attribute__((noinline)) void lpt_record_call(uintptr_t func,
-						       uintptr_t *slot)
+notrace void lpt_record_call(uintptr_t func, uintptr_t *slot)
 {
 	struct lpt_tbuf *b;
 	uint32_t cpu;

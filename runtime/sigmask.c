@@ -47,7 +47,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sigmask.h"
 
 /* The kernel's sigset: the first 64 bits of glibc's sigset_t. */
 #define LPT_KSIGSET_SIZE	(_NSIG / 8)

@@ -16,9 +16,14 @@
 #include <sys/mman.h>
 
 #include "arch-x86_64.h"
-#include "internal.h"
+#include "compiler.h"
+#include "entry.h"
+#include "lock.h"
 #include "maps.h"
 #include "mcount-table.h"
+#include "msg.h"
+#include "sites.h"
+#include "symtab.h"
 
 /*
  * The table's bounds, by the names of include/mcount-table.h (the

@@ -50,7 +50,14 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "internal.h"
+#include "env.h"
+#include "lock.h"
+#include "msg.h"
+#include "record.h"
+#include "sigmask.h"
+#include "sites.h"
+#include "stream.h"
+#include "symtab.h"
 
 #define LPT_DRAIN_MS	2
 #define LPT_DRAIN_WAIT	100000

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "elfread.h"
+#include "msg.h"
+#include "symtab.h"
 
 #define LPT_EXE "/proc/self/exe"
 

@@ -48,7 +48,12 @@
 #include <unistd.h>
 
 #include "arch-x86_64.h"
-#include "internal.h"
+#include "env.h"
+#include "lock.h"
+#include "msg.h"
+#include "proc.h"
+#include "sites.h"
+#include "textpoke.h"
 
 enum lpt_step {
 	LPT_STEP_INT3,		/* first byte := int3 */

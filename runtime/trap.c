@@ -39,7 +39,11 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "internal.h"
+#include "compiler.h"
+#include "msg.h"
+#include "sigmask.h"
+#include "sites.h"
+#include "trap.h"
 
 #define LPT_TRAP_FLAGS	(SA_SIGINFO | SA_NODEFER | SA_RESTART)
 
