@@ -24,7 +24,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -35,11 +34,8 @@
 #include "sites.h"
 #include "stream.h"
 
-static struct {
-	char *text;		/* LPTRACE_OUT */
-	char *json;		/* LPTRACE_JSON */
-	pid_t pid;		/* the process that read them */
-} lpt_auto;
+/* The process that started: a forked child writes files of its own. */
+static pid_t lpt_auto_pid;
 
 /* What sites call as linked: a plain return (see the top of the file). */
 __asm__(".pushsection .text\n"
@@ -88,7 +84,7 @@ static void write_at_exit(const char *path, int (*fn)(const char *))
 
 	if (!path)
 		return;
-	if (getpid() != lpt_auto.pid &&
+	if (getpid() != lpt_auto_pid &&
 	    asprintf(&p, "%s.%d", path, (int)getpid()) < 0)
 		return;
 	fn(p ? p : path);
@@ -100,8 +96,8 @@ static void lpt_autostop(void)
 	struct lpt_stats st;
 
 	lpt_stream_finish();
-	write_at_exit(lpt_auto.text, lpt_write_text);
-	write_at_exit(lpt_auto.json, lpt_write_json);
+	write_at_exit(lpt_env.out, lpt_write_text);
+	write_at_exit(lpt_env.json, lpt_write_json);
 	if (!lpt_verbose)
 		return;
 	lpt_stats(&st);
@@ -112,36 +108,25 @@ static void lpt_autostop(void)
 		(unsigned long long)st.traps, (unsigned long long)st.enabled);
 }
 
-static char *env_copy(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strdup(v) : NULL;
-}
-
 static void __attribute__((constructor)) lpt_autostart(void)
 {
-	static const char *const modes[] = { "on", "off", NULL };
 	const char *filter;
 	int n;
 
-	if (lpt_env_word("LPTRACE", modes, 0) == 1)
+	if (lpt_env_off())
 		return;
-	if (lpt_init())
+	if (lpt_init())		/* reads the rest of the environment */
 		return;
 
-	filter = getenv("LPTRACE_FILTER");
-	if (filter && *filter) {
+	filter = lpt_env.filter;
+	if (filter) {
 		lpt_control_filter(filter);
 		n = lpt_enable(filter);
 		if (n == 0)
 			lpt_msg("LPTRACE_FILTER=%s matches no function", filter);
 	}
 
-	lpt_auto.text = env_copy("LPTRACE_OUT");
-	lpt_auto.json = env_copy("LPTRACE_JSON");
-	lpt_auto.pid = getpid();
-	if (lpt_auto.text || lpt_auto.json || lpt_verbose ||
-	    lpt_stream_active())
+	lpt_auto_pid = getpid();
+	if (lpt_env.out || lpt_env.json || lpt_verbose || lpt_stream_active())
 		atexit(lpt_autostop);
 }

@@ -216,30 +216,28 @@ static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
 }
 
 /*
- * The recording mode, from the environment: ring, keep-first or stream
- * buffers (LPTRACE_BUFSIZE, LPTRACE_KEEP, LPTRACE_DATA), entry-only or function graph
- * (LPTRACE_GRAPH) with its filters (LPTRACE_DEPTH, LPTRACE_MIN_NS).
- * Set once, before any site is enabled.
+ * The recording mode, from the environment (env.c): ring, keep-first or
+ * stream buffers (LPTRACE_BUFSIZE, LPTRACE_KEEP, LPTRACE_DATA),
+ * entry-only or function graph (LPTRACE_GRAPH) with its filters
+ * (LPTRACE_DEPTH, LPTRACE_MIN_NS).  Set once, before any site is
+ * enabled.
  */
 static uint64_t lpt_min_ns;
 static unsigned int lpt_max_depth;
 
 static void mode_setup(void)
 {
-	static const char *const keep[] = { "last", "first", NULL };
-	const char *data = getenv("LPTRACE_DATA");
 	struct lpt_clock clk;
 	uint64_t ticks = 0;
 
 	if (lpt_ready)			/* a failed init tried already */
 		return;
-	lpt_record_setup(lpt_env_ulong("LPTRACE_BUFSIZE", LPT_BUFSIZE_DEFAULT,
-				       1, LPT_BUFSIZE_MAX),
-			 (data && *data) || lpt_env_word("LPTRACE_KEEP", keep, 0));
-	if (!lpt_env_ulong("LPTRACE_GRAPH", 0, 0, 1))
+	lpt_record_setup(lpt_env.bufsize,
+			 lpt_env.data || lpt_env.keep == LPT_KEEP_FIRST);
+	if (!lpt_env.graph)
 		return;
-	lpt_max_depth = lpt_env_ulong("LPTRACE_DEPTH", 0, 0, LPT_DEPTH_MAX);
-	lpt_min_ns = lpt_env_ulong("LPTRACE_MIN_NS", 0, 0, LPT_MIN_NS_MAX);
+	lpt_max_depth = lpt_env.depth;
+	lpt_min_ns = lpt_env.min_ns;
 	if (lpt_min_ns) {
 		/* The threshold in TSC ticks: calibrate now (20 ms). */
 		lpt_clock_start();
@@ -265,7 +263,8 @@ static int init_locked(uintptr_t fentry)
 	size_t ndone;
 	int err;
 
-	lpt_verbose = lpt_env_ulong("LPTRACE_VERBOSE", 0, 0, 1);
+	lpt_env_load();
+	lpt_verbose = lpt_env.verbose;
 	mode_setup();
 	if (!lpt_forkable) {
 		err = pthread_atfork(fork_prepare, fork_parent, fork_child);
