@@ -5,13 +5,15 @@ docs/runtime.md lists the same variables with the same kinds, accepted
 values, defaults and help, both ways; and no file of runtime/ but env.c
 reads the environment.  The runtime's side comes from the table itself,
 printed by a small program linked with liblptrace.a
-(tests/runtime/envtable.c); the doc's from its markdown table."""
+(tests/runtime/envtable.c); the doc's from its markdown table.
+
+The API's old lp_* names still build and run, and each use warns."""
 
 import re
 
 import pytest
 
-from lptest import REPO, require_tools, run
+from lptest import REPO, have, require_tools, run, write
 
 DOC = REPO / "docs" / "runtime.md"
 HEADER = "| Variable | Kind | Accepted | Default | Meaning |"
@@ -100,3 +102,43 @@ def test_only_env_c_reads_the_environment(built):
             readers[src.stem] = sorted(used & ENV_READERS)
     assert readers == {ENV_FILE: ["getenv"]}, readers
 
+
+OLD_NAMES = r"""#include <stdio.h>
+#include "lptrace.h"
+
+int main(void)
+{
+	struct lp_stats st;
+	int n = lp_init();
+
+	n += lp_enable("*") + lp_disable(NULL);
+	lp_stats(&st);
+	printf("%d %llu %d %d\n", n, (unsigned long long)lp_trace_count(),
+	       lp_write_text("/dev/null"), lp_write_json("/dev/null"));
+	return st.sites != 0;
+}
+"""
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_old_names_are_deprecated_but_work(built, tmp_path, cc):
+    """The seven lp_* names (struct lp_stats too) build, link and call
+    the lpt_* functions; each use warns, naming its replacement, unless
+    LPT_QUIET_DEPRECATED is defined."""
+    if not have(cc):
+        require_tools(cc)
+    src = write(tmp_path / "old.c", OLD_NAMES)
+    exe = tmp_path / "old"
+    base = [cc, "-Wall", "-I", REPO / "runtime", src,
+            REPO / "runtime" / "liblptrace.a", "-lpthread", "-o", exe]
+    proc = run(base)
+    warned = set(re.findall(r"(lp_\w+) is deprecated: use (lpt_\w+)",
+                            proc.stderr))
+    assert warned == {(f"lp_{n}", f"lpt_{n}") for n in (
+        "stats", "init", "enable", "disable", "trace_count", "write_text",
+        "write_json")}, proc.stderr
+    # no table, no site: every call succeeds and matches nothing
+    assert run([exe], env={"LPTRACE": "on"}).stdout == "0 0 0 0\n"
+    proc = run(base[:1] + ["-Werror", "-DLPT_QUIET_DEPRECATED"] + base[1:])
+    assert "deprecated" not in proc.stderr, proc.stderr
+    assert run([exe]).stdout == "0 0 0 0\n"
