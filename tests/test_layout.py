@@ -141,9 +141,10 @@ def make_objects(*targets):
 def built_objects(folder, tmp_path):
     """{file stem: object} of @folder, as the normal build makes them:
     linkpass/ into build/linkpass/ (Makefile), runtime/ into
-    build/runtime/ (runtime/runtime.mk, entry.S's too).  lptrace/lptrace.mk
-    compiles its files straight into the command, so they are compiled
-    here one by one with its flags."""
+    build/runtime/ (runtime/runtime.mk, entry.S's too; dso-fentry.S is
+    lptrace-dso.o, linked into libraries, not part of liblptrace.a).
+    lptrace/lptrace.mk compiles its files straight into the command, so
+    they are compiled here one by one with its flags."""
     require_tools("make", "gcc", "nm")
     srcs = sorted((REPO / folder).glob("*.c"))
     if folder == "linkpass":
