@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * control.c - the API: lpt_init(), lpt_enable(), lpt_disable(),
- * lpt_stats().
+ * control.c - what the API does (autostart.c holds its entry points,
+ * lpt_init, lpt_enable and lpt_disable): init, the change of state of
+ * the sites every glob selects in every loaded object, the settling of
+ * objects a dlopen brings or a dlclose takes, and lpt_stats().
  *
- * One mutex serialises them (and the writers in output.c): the site
- * states, the statistics and the symbol table change only under it.
- * The tracing threads never take it.
+ * The one lock (lock.c) serialises them (and the writers in output.c):
+ * the site states, the statistics and the symbol table change only
+ * under it.  The tracing threads never take it.
  *
  * fork: the mutex is taken around fork() (pthread_atfork), so a child
  * is never born while a rewrite is under way: it inherits no held lock,
@@ -16,6 +18,7 @@
  * file.  vfork and posix_spawn children share our memory until they
  * exec: they run no traced code and take no lock of ours.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -23,24 +26,23 @@
 #include <string.h>
 
 #include "clock.h"
-#include "internal.h"
+#include "control.h"
+#include "entry.h"
+#include "env.h"
+#include "graph.h"
+#include "lock.h"
+#include "msg.h"
+#include "objects.h"
+#include "output.h"
+#include "record.h"
+#include "sites.h"
+#include "stream.h"
+#include "textpoke.h"
+#include "trap.h"
 
-int lpt_verbose;
-
-static pthread_mutex_t lpt_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int lpt_ready;		/* 1: init done; < 0: the last try failed */
 static int lpt_forkable;	/* atfork handlers registered */
 static struct lpt_stats lpt_st;
-
-void lpt_lock(void)
-{
-	pthread_mutex_lock(&lpt_mutex);
-}
-
-void lpt_unlock(void)
-{
-	pthread_mutex_unlock(&lpt_mutex);
-}
 
 static void fork_prepare(void)
 {
@@ -55,7 +57,7 @@ static void fork_parent(void)
 /* The only thread of the child: no one else can hold or want the lock. */
 static void fork_child(void)
 {
-	pthread_mutex_init(&lpt_mutex, NULL);
+	lpt_lock_reset();
 	lpt_record_forked();
 }
 
@@ -214,30 +216,28 @@ static int set_state(enum lpt_state to, const char *glob, size_t *ndone)
 }
 
 /*
- * The recording mode, from the environment: ring, keep-first or stream
- * buffers (LPTRACE_BUFSIZE, LPTRACE_KEEP, LPTRACE_DATA), entry-only or function graph
- * (LPTRACE_GRAPH) with its filters (LPTRACE_DEPTH, LPTRACE_MIN_NS).
- * Set once, before any site is enabled.
+ * The recording mode, from the environment (env.c): ring, keep-first or
+ * stream buffers (LPTRACE_BUFSIZE, LPTRACE_KEEP, LPTRACE_DATA),
+ * entry-only or function graph (LPTRACE_GRAPH) with its filters
+ * (LPTRACE_DEPTH, LPTRACE_MIN_NS).  Set once, before any site is
+ * enabled.
  */
 static uint64_t lpt_min_ns;
 static unsigned int lpt_max_depth;
 
 static void mode_setup(void)
 {
-	static const char *const keep[] = { "last", "first", NULL };
-	const char *data = getenv("LPTRACE_DATA");
 	struct lpt_clock clk;
 	uint64_t ticks = 0;
 
 	if (lpt_ready)			/* a failed init tried already */
 		return;
-	lpt_record_setup(lpt_env_ulong("LPTRACE_BUFSIZE", LPT_BUFSIZE_DEFAULT,
-				       1, LPT_BUFSIZE_MAX),
-			 (data && *data) || lpt_env_word("LPTRACE_KEEP", keep, 0));
-	if (!lpt_env_ulong("LPTRACE_GRAPH", 0, 0, 1))
+	lpt_record_setup(lpt_env.bufsize,
+			 lpt_env.data || lpt_env.keep == LPT_KEEP_FIRST);
+	if (!lpt_env.graph)
 		return;
-	lpt_max_depth = lpt_env_ulong("LPTRACE_DEPTH", 0, 0, LPT_DEPTH_MAX);
-	lpt_min_ns = lpt_env_ulong("LPTRACE_MIN_NS", 0, 0, LPT_MIN_NS_MAX);
+	lpt_max_depth = lpt_env.depth;
+	lpt_min_ns = lpt_env.min_ns;
 	if (lpt_min_ns) {
 		/* The threshold in TSC ticks: calibrate now (20 ms). */
 		lpt_clock_start();
@@ -247,7 +247,8 @@ static void mode_setup(void)
 		if (!ticks)
 			ticks = 1;
 	}
-	lpt_graph_setup(lpt_max_depth, ticks);
+	/* the return trampoline, registered here: graph.c may not name it */
+	lpt_graph_setup(lpt_max_depth, ticks, (uintptr_t)lpt_graph_ret);
 }
 
 /*
@@ -255,14 +256,15 @@ static void mode_setup(void)
  * returns at once, and set_state() takes up sites the failed try left
  * behind int3 (LPT_TRAP) or in the old state.
  */
-static int init_locked(void)
+static int init_locked(uintptr_t fentry)
 {
 	struct lpt_obj *o;
 	uint64_t t0 = lpt_now_ns();
 	size_t ndone;
 	int err;
 
-	lpt_verbose = lpt_env_ulong("LPTRACE_VERBOSE", 0, 0, 1);
+	lpt_env_load();
+	lpt_verbose = lpt_env.verbose;
 	mode_setup();
 	if (!lpt_forkable) {
 		err = pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -281,7 +283,7 @@ static int init_locked(void)
 	err = lpt_trap_install();
 	if (err)
 		return err;
-	err = lpt_sites_load(&lpt_st);
+	err = lpt_sites_load(&lpt_st, fentry);
 	if (err)
 		return err;
 	/* A file that cannot be written is reported; tracing goes on. */
@@ -304,13 +306,14 @@ static int init_locked(void)
 	return err;
 }
 
-int lpt_init(void)
+/* lpt_init (autostart.c): @fentry is the program's __fentry__. */
+int lpt_control_init(uintptr_t fentry)
 {
 	int err;
 
 	lpt_lock();
 	if (lpt_ready <= 0) {
-		err = init_locked();
+		err = init_locked(fentry);
 		lpt_ready = err ? err : 1;
 	}
 	err = lpt_ready < 0 ? lpt_ready : 0;
@@ -318,14 +321,15 @@ int lpt_init(void)
 	return err;
 }
 
-static int set_state_api(enum lpt_state to, const char *glob)
+/*
+ * lpt_enable and lpt_disable (autostart.c), once init succeeded: the
+ * number of matching sites now in state @to, or -errno.
+ */
+int lpt_control_set(enum lpt_state to, const char *glob)
 {
 	size_t ndone = 0;
 	int err;
 
-	err = lpt_init();
-	if (err)
-		return err;
 	lpt_lock();
 	err = set_state(to, glob, &ndone);
 	if (lpt_verbose)
@@ -339,20 +343,10 @@ static int set_state_api(enum lpt_state to, const char *glob)
 	return err ? err : (int)ndone;
 }
 
-int lpt_enable(const char *glob)
-{
-	return set_state_api(LPT_CALL, glob);
-}
-
-int lpt_disable(const char *glob)
-{
-	return set_state_api(LPT_NOP, glob);
-}
-
 /*
- * After a dlopen or dlclose of the program's: forget the gone objects,
- * NOP the sites of the new ones, and enable LPTRACE_FILTER's functions
- * among them, as init did for the objects loaded then.
+ * After a dlopen or dlclose of the program's (below): forget the gone
+ * objects, NOP the sites of the new ones, and enable LPTRACE_FILTER's
+ * functions among them, as init did for the objects loaded then.
  */
 static const char *lpt_filter;
 
@@ -372,7 +366,7 @@ static int settle_pinned(void *arg)
 	return err;
 }
 
-void lpt_objects_changed(void)
+static void objects_changed(void)
 {
 	lpt_lock();
 	if (lpt_ready > 0)
@@ -380,8 +374,48 @@ void lpt_objects_changed(void)
 	lpt_unlock();
 }
 
+/*
+ * The program's dlopen: the real one, then the new objects' tables
+ * (objects.c), their sites NOP'd and the filter's enabled.  Here, beside
+ * the site states they settle, so that objects.c never calls up.
+ * Libraries' calls come here too: the program exports dlopen (libc.so
+ * defines it, so the linker puts the program's definition in .dynsym)
+ * and ld.so looks in the program first.  A call that bypasses it
+ * (dlsym(RTLD_NEXT), dlmopen) is found at the next enable or disable.
+ */
+void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+
+	if (!real)
+		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	if (!real)
+		return NULL;
+	h = real(file, mode);
+	if (h)
+		objects_changed();
+	return h;
+}
+
+/* The real dlclose, then the gone objects forgotten at once (objects.c). */
+int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	int ret;
+
+	if (!real)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real)
+		return -1;
+	ret = real(handle);
+	if (!ret)
+		objects_changed();
+	return ret;
+}
+
 /* LPTRACE_FILTER, enabled at start and in every object loaded later. */
-void lpt_set_filter(const char *glob)
+void lpt_control_filter(const char *glob)
 {
 	lpt_lock();
 	lpt_filter = glob;

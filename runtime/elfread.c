@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "elfread.h"
 
 int lpt_elf_open(struct lpt_elf *f, const char *path)
 {

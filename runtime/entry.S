@@ -1,31 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * entry.S - the code instrumented functions call.
- *
- * __fentry__ is what every site calls as linked (and what a refused site
- * keeps calling): a plain return.  mcount is the same for -pg without
- * -mfentry, so such programs link too (their sites are refused: the
- * call is not at the entry, and the tracer could not find the caller).
- *
- * lpt_tramp5 / lpt_tramp6 are what an enabled 5- or 6-byte site calls.
+ * entry.S - the code enabled sites call: lpt_tramp5 / lpt_tramp6, what
+ * an enabled 5- or 6-byte site calls, and lpt_graph_ret, where a
+ * function hijacked in graph mode returns.  They call into graph.c and
+ * record.c and use their data; nothing here refers to any other part of
+ * the library.  What a site calls as linked, __fentry__, is in
+ * autostart.c (it pulls the library out of the archive).
  */
 #include "hotpath.h"
 
 	.text
-
-	.globl	__fentry__
-	.type	__fentry__, @function
-	.p2align 4
-__fentry__:
-	ret
-	.size	__fentry__, . - __fentry__
-
-	.globl	mcount
-	.type	mcount, @function
-	.p2align 4
-mcount:
-	ret
-	.size	mcount, . - mcount
 
 /*
  * The time and CPU of an event, as lpt_tsc_cpu (record.h) reads them:
@@ -355,15 +339,5 @@ lpt_graph_ret:
 	popq	%rax
 	ret
 	.size	lpt_graph_ret, . - lpt_graph_ret
-
-/*
- * Start-up hook.  A program pulls this object out of the archive
- * because it calls __fentry__; listing lpt_autostart here pulls the rest
- * of the library with it and runs it before main.  A constructor
- * attribute in a C file would be dropped with its unreferenced object.
- */
-	.section .init_array, "aw"
-	.p2align 3
-	.quad	lpt_autostart
 
 	.section .note.GNU-stack, "", @progbits

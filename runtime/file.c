@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "file.h"
+#include "msg.h"
+#include "proc.h"
 
 #define LPT_FILE_MODE	0666
 

@@ -75,6 +75,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "hotpath.h"
 #include "record.h"
 
@@ -99,6 +100,14 @@ int lpt_graph_on;
 uint8_t lpt_graph_fast;
 static unsigned int lpt_max_depth;	/* 0: no limit */
 static uint64_t lpt_min_ticks;		/* 0: no limit */
+/*
+ * entry.S's return trampoline, lpt_graph_ret, written into each hijacked
+ * slot.  Given by lpt_graph_setup's caller rather than named here:
+ * entry.S calls into this file (lpt_record, lpt_graph_exit), so this
+ * file must not refer back to entry.S, or the layers of runtime/ would
+ * form a circle (tests/test_layout.py).
+ */
+static uintptr_t lpt_ret;
 
 __thread struct lpt_shadow *lpt_shadow LPT_TLS;
 
@@ -146,10 +155,13 @@ LPT_HOTPATH_IS(LPT_EV_CPU_UNKNOWN > LPT_TSC_AUX_CPU, 1);
 /*
  * After lpt_record_setup (lpt_cpu_insn).  The fast paths of entry.S
  * (lpt_graph_fast) serve the case without filters, on a CPU with RDPID
- * or RDTSCP; otherwise every call goes through lpt_record.
+ * or RDTSCP; otherwise every call goes through lpt_record.  @ret is
+ * entry.S's lpt_graph_ret.
  */
-void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks)
+void lpt_graph_setup(unsigned int max_depth, uint64_t min_ticks,
+		     uintptr_t ret)
 {
+	lpt_ret = ret;
 	lpt_max_depth = max_depth;
 	lpt_min_ticks = min_ticks;
 	lpt_graph_on = 1;
@@ -250,7 +262,7 @@ static notrace __attribute__((noinline)) void
 pop_jumped(struct lpt_shadow *sh, struct lpt_tbuf *b, uintptr_t *slot,
 	   uint64_t tsc, uint32_t cpu)
 {
-	uintptr_t ret = (uintptr_t)lpt_graph_ret;
+	uintptr_t ret = lpt_ret;
 	stack_t alt = { .ss_flags = -1 };
 
 	while (sh->n) {
@@ -276,10 +288,11 @@ pop_above(struct lpt_shadow *sh, struct lpt_tbuf *b, unsigned int i,
 /*
  * Every case of an entry, from lpt_record; the trampolines (entry.S)
  * do the common one themselves first, when lpt_graph_fast allows.
+ * Never inlined into lpt_record (graph.h): see there.
  */
 notrace void lpt_graph_entry(uintptr_t func, uintptr_t *slot)
 {
-	uintptr_t ret = (uintptr_t)lpt_graph_ret, orig = *slot;
+	uintptr_t ret = lpt_ret, orig = *slot;
 	struct lpt_shadow *sh;
 	struct lpt_tbuf *b;
 	struct lpt_frame *f;
@@ -333,6 +346,23 @@ out_drop:
 	__atomic_fetch_add(&b->dropped, 1, __ATOMIC_RELAXED);
 out:
 	lpt_busy_drop();
+}
+
+/*
+ * Called by the trampoline: @func is the site, @slot the traced
+ * function's return-address slot (its caller's return address).  Each
+ * mode is a tail call: in graph mode this costs three instructions,
+ * where one function for both saved and restored registers that only
+ * the entry-only body uses (callgrind: 11 instructions a call).  Here
+ * rather than in record.c so that record.c, which this file uses,
+ * never calls up into the graph code.
+ */
+notrace void lpt_record(uintptr_t func, uintptr_t *slot)
+{
+	if (lpt_graph_on)
+		lpt_graph_entry(func, slot);
+	else
+		lpt_record_call(func, slot);
 }
 
 /*
@@ -396,7 +426,7 @@ notrace uintptr_t lpt_graph_exit(uintptr_t *slot)
  */
 notrace void lpt_graph_unwind_begin(void)
 {
-	uintptr_t ret = (uintptr_t)lpt_graph_ret;
+	uintptr_t ret = lpt_ret;
 	struct lpt_shadow *sh = lpt_shadow;
 	unsigned int i;
 
@@ -419,7 +449,7 @@ notrace void lpt_graph_unwind_begin(void)
  */
 notrace void lpt_graph_catch(uintptr_t cfa)
 {
-	uintptr_t ret = (uintptr_t)lpt_graph_ret;
+	uintptr_t ret = lpt_ret;
 	struct lpt_shadow *sh = lpt_shadow;
 	struct lpt_tbuf *b;
 	unsigned int i;

@@ -9,7 +9,7 @@
 #ifndef LPT_HOTPATH_H
 #define LPT_HOTPATH_H
 
-/* struct lpt_tbuf (internal.h) */
+/* struct lpt_tbuf (record.h) */
 #define LPT_TBUF_OWNER		8
 #define LPT_TBUF_CAP		32
 #define LPT_TBUF_HEAD		40

@@ -6,37 +6,20 @@
  * Link a program built with `-pg -mfentry` against liblptrace.a (link
  * without -pg, which would add gprof's start files).  At start-up the
  * library turns every `call __fentry__` listed in __mcount_loc into a
- * NOP, unless LPTRACE=off.  Environment:
- *
- *   LPTRACE=off          do nothing at start (the API still works)
- *   LPTRACE_FILTER=glob  trace the matching functions from the start
- *   LPTRACE_OUT=path     write the ftrace-style text trace at exit
- *   LPTRACE_JSON=path    write the Chrome trace-event JSON at exit
- *   LPTRACE_VERBOSE=0|1  print counts and timings on stderr
- *   LPTRACE_BUFSIZE=n    events per thread ring, 1 to 2^28 (default 2^18)
- *   LPTRACE_KEEP=w       "last" (default): a full ring overwrites its
- *                        oldest event; "first": it drops new ones
- *   LPTRACE_DATA=path    stream mode: a writer thread appends the events
- *                        to this binary file while the program runs
- *                        (read it with lptrace report/graph/dump)
- *   LPTRACE_CRASH=path   ring mode: a fatal signal writes the rings here
- *   LPTRACE_GRAPH=0|1    function-graph mode: entry and exit with
- *                        durations, through the return address
- *   LPTRACE_DEPTH=n      graph mode: record calls with fewer than n
- *                        frames below them (0: all)
- *   LPTRACE_MIN_NS=n     graph mode: drop calls shorter than n ns that
- *                        have no recorded callee
- *   LPTRACE_SYNC=m       "sync_core" (default): membarrier SYNC_CORE when
- *                        the kernel has it, else rewrite code only while
- *                        one thread runs; "none": always the latter
- * A bad value is named on stderr and the default used.
+ * NOP, unless LPTRACE=off.  The environment (LPTRACE_FILTER,
+ * LPTRACE_OUT, LPTRACE_DATA, LPTRACE_GRAPH, ...) is one table,
+ * runtime/env.c: docs/runtime.md lists every variable with its range,
+ * default and meaning.  A bad value is named on stderr and the default
+ * used.
  *
  * All functions may be called from any thread while other threads run
  * the functions being patched; they are serialised against each other
  * and against fork().  None of them may be called from a signal handler.
  *
  * The library also defines sigprocmask, pthread_sigmask, sigsuspend and
- * sigaction, which keep SIGTRAP deliverable (see sigmask.c).
+ * sigaction, which keep SIGTRAP deliverable (see sigmask.c and trap.c),
+ * and dlopen and dlclose, which settle the sites of the libraries they
+ * load and unload (control.c).
  */
 #ifndef LPTRACE_H
 #define LPTRACE_H
@@ -111,16 +94,24 @@ int lpt_write_text(const char *path);
 int lpt_write_json(const char *path);
 
 /*
- * The names before the runtime took its own prefix (lp_ is linkpass's).
- * Kept so that existing callers build unchanged; new code uses lpt_.
+ * Deprecated: the names before the runtime took its own prefix (lp_ is
+ * linkpass's).  Kept so that existing callers build and run unchanged,
+ * but each use warns (gcc and clang: a #pragma GCC warning); define
+ * LPT_QUIET_DEPRECATED before including this header to silence them.
+ * New code uses lpt_.
  */
-#define lp_stats	lpt_stats
-#define lp_init		lpt_init
-#define lp_enable	lpt_enable
-#define lp_disable	lpt_disable
-#define lp_trace_count	lpt_trace_count
-#define lp_write_text	lpt_write_text
-#define lp_write_json	lpt_write_json
+#ifdef LPT_QUIET_DEPRECATED
+#define LPT_OLD_NAME(warning, name)	name
+#else
+#define LPT_OLD_NAME(warning, name)	_Pragma(warning) name
+#endif
+#define lp_stats	LPT_OLD_NAME("GCC warning \"lp_stats is deprecated: use lpt_stats\"", lpt_stats)
+#define lp_init		LPT_OLD_NAME("GCC warning \"lp_init is deprecated: use lpt_init\"", lpt_init)
+#define lp_enable	LPT_OLD_NAME("GCC warning \"lp_enable is deprecated: use lpt_enable\"", lpt_enable)
+#define lp_disable	LPT_OLD_NAME("GCC warning \"lp_disable is deprecated: use lpt_disable\"", lpt_disable)
+#define lp_trace_count	LPT_OLD_NAME("GCC warning \"lp_trace_count is deprecated: use lpt_trace_count\"", lpt_trace_count)
+#define lp_write_text	LPT_OLD_NAME("GCC warning \"lp_write_text is deprecated: use lpt_write_text\"", lpt_write_text)
+#define lp_write_json	LPT_OLD_NAME("GCC warning \"lp_write_json is deprecated: use lpt_write_json\"", lpt_write_json)
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "maps.h"
+#include "proc.h"
 
 /* Parse "start-end perms ..." lines; keep the executable ones. */
 int lpt_maps_load(struct lpt_maps *m)

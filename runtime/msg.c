@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "msg.h"
 
 #define LPT_MSG_MAX	1024
 

@@ -13,8 +13,9 @@
  *
  * Loading and unloading.  The tables of the objects loaded at start are
  * read at init, those of later dlopen()s, the libraries' included, by
- * the dlopen() below (right away, so their sites are NOPs from then on)
- * and, whatever loaded them, by the next lpt_enable()/lpt_disable().  Both go through one refresh
+ * control.c's dlopen() (right away, so their sites are NOPs from then
+ * on) and, whatever loaded them, by the next lpt_enable()/lpt_disable().
+ * Both go through one refresh
  * that walks dl_iterate_phdr: an object listed and unknown is added, a
  * known object no longer listed is marked gone and never looked at again
  * (its memory may hold another object's code now).
@@ -33,13 +34,12 @@
  * debuggers; it would need an int3 of our own on ld.so's code) and over
  * rescanning only at enable time (a library opened later would keep
  * calling its __fentry__ stub until then; a dlopen() interposition is a
- * few lines and removes that cost).  The dlclose() below refreshes
+ * few lines and removes that cost).  control.c's dlclose() refreshes
  * right after the real one, so that the trap handler stops looking at
  * the sites of a gone object at once; without it (a library's own
  * dlclose call) the gone object's sites are still never rewritten,
  * since every rewrite starts with a refresh.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <stdlib.h>
@@ -47,8 +47,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "elfread.h"
+#include "entry.h"
+#include "lock.h"
 #include "mcount-table.h"
+#include "msg.h"
+#include "objects.h"
+#include "sites.h"
+#include "stream.h"
+#include "symtab.h"
 
 /* Thunk: jmp *0(%rip); .quad target (one per trampoline, 16 bytes apart). */
 static const uint8_t lpt_jmp_abs[] = { 0xff, 0x25, 0x00, 0x00, 0x00, 0x00 };
@@ -289,42 +296,4 @@ int lpt_objects_refresh(struct lpt_stats *st)
 				o->path, o->nsites);
 	}
 	return r.err;
-}
-
-/*
- * The program's dlopen: the real one, then the new objects' tables (see
- * the top of the file).  Libraries' calls come here too: the program
- * exports dlopen (libc.so defines it, so the linker puts the program's
- * definition in .dynsym) and ld.so looks in the program first.  A call
- * that bypasses it (dlsym(RTLD_NEXT), dlmopen) is found at the next
- * enable or disable.
- */
-void *dlopen(const char *file, int mode)
-{
-	static void *(*real)(const char *, int);
-	void *h;
-
-	if (!real)
-		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-	if (!real)
-		return NULL;
-	h = real(file, mode);
-	if (h)
-		lpt_objects_changed();
-	return h;
-}
-
-int dlclose(void *handle)
-{
-	static int (*real)(void *);
-	int ret;
-
-	if (!real)
-		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
-	if (!real)
-		return -1;
-	ret = real(handle);
-	if (!ret)
-		lpt_objects_changed();
-	return ret;
 }

@@ -20,8 +20,13 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "internal.h"
+#include "file.h"
+#include "graph.h"
+#include "lock.h"
+#include "output.h"
+#include "record.h"
 #include "render.h"
+#include "sites.h"
 
 /*
  * The events as seen by this write: each buffer's window copied, so
@@ -172,7 +177,7 @@ static const char *func_name(void *ctx, uint64_t site, char *buf,
 	(void)ctx;
 	if (s && s->name)
 		return s->name;
-	name = lpt_symtab_lookup(site, &off);
+	name = lpt_objs_symbol(site, &off);
 	if (name && !off)
 		return name;
 	snprintf(buf, size, "0x%lx", (unsigned long)site);
@@ -192,7 +197,7 @@ static const char *caller_name(void *ctx, uint64_t ret, char *buf,
 	Dl_info info;
 
 	(void)ctx;
-	name = lpt_symtab_lookup(ret - 1, &off);
+	name = lpt_objs_symbol(ret - 1, &off);
 	if (name)
 		return name;
 	if (dladdr((void *)(uintptr_t)(ret - 1), &info) && info.dli_sname)

@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "record.h"
 
 __thread struct lpt_tbuf *lpt_self LPT_TLS;
@@ -77,7 +78,7 @@ static uint64_t lpt_recursed;		/* events lost to recursion */
 /* Longest wait for the writer to make room, in 1 ms naps. */
 #define LPT_WAIT_MS	1000
 
-int lpt_stream_waitable;		/* see internal.h (atomic) */
+int lpt_stream_waitable;		/* see record.h (atomic) */
 __thread int lpt_no_wait LPT_TLS;	/* the writer thread */
 static uint32_t lpt_kick;		/* futex: the writer is wanted */
 
@@ -394,9 +395,12 @@ notrace void lpt_emit_unhold(struct lpt_tbuf *b)
 	__atomic_store_n(&b->held, b->held - 1, __ATOMIC_RELAXED);
 }
 
-/* Entry-only mode: one CALL event (lpt_record). */
-static notrace __attribute__((noinline)) void record_call(uintptr_t func,
-							 uintptr_t *slot)
+/*
+ * Entry-only mode: one CALL event.  Tail-called by lpt_record (graph.c),
+ * the trampoline's way in; never inlined there (record.h), for the
+ * reason given there.
+ */
+notrace void lpt_record_call(uintptr_t func, uintptr_t *slot)
 {
 	struct lpt_tbuf *b;
 	uint32_t cpu;
@@ -413,19 +417,4 @@ static notrace __attribute__((noinline)) void record_call(uintptr_t func,
 	lpt_emit_now(b, LPT_EV_CALL, tsc, cpu, func, *slot, 0);
 
 	lpt_busy_drop();
-}
-
-/*
- * Called by the trampoline: @func is the site, @slot the traced
- * function's return-address slot (its caller's return address).  Each
- * mode is a tail call: in graph mode this costs three instructions,
- * where one function for both saved and restored registers that only
- * the entry-only body uses (callgrind: 11 instructions a call).
- */
-notrace void lpt_record(uintptr_t func, uintptr_t *slot)
-{
-	if (lpt_graph_on)
-		lpt_graph_entry(func, slot);
-	else
-		record_call(func, slot);
 }

@@ -18,10 +18,11 @@
  *   sigprocmask, pthread_sigmask   the mask to block or set
  *   sigsuspend                     the mask held while waiting (and
  *                                  while the handler that ends it runs)
- *   sigaction                      sa_mask, held while that handler runs;
- *                                  and for SIGTRAP itself, the program's
- *                                  handler becomes the one ours chains to
- *                                  (trap.c), ours stays installed
+ *   sigaction (trap.c)             sa_mask, held while that handler runs
+ *                                  (lpt_unblockable); and for SIGTRAP
+ *                                  itself, the program's handler becomes
+ *                                  the one ours chains to, ours stays
+ *                                  installed
  *
  * sigwait/sigwaitinfo/sigtimedwait and signalfd users block their
  * signals with one of the above first, so SIGTRAP stays deliverable;
@@ -46,7 +47,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sigmask.h"
 
 /* The kernel's sigset: the first 64 bits of glibc's sigset_t. */
 #define LPT_KSIGSET_SIZE	(_NSIG / 8)
@@ -63,7 +64,7 @@ static unsigned long sigbit(int sig)
 }
 
 /* @set without SIGTRAP (and glibc's reserved signals, as glibc does). */
-static const sigset_t *unblockable(const sigset_t *set, sigset_t *copy)
+const sigset_t *lpt_unblockable(const sigset_t *set, sigset_t *copy)
 {
 	if (!set)
 		return NULL;
@@ -80,7 +81,7 @@ static int set_mask(int how, const sigset_t *set, sigset_t *old)
 	if (set && how == SIG_UNBLOCK)	/* unblocking takes nothing away */
 		return syscall(SYS_rt_sigprocmask, how, set, old,
 			       LPT_KSIGSET_SIZE) ? errno : 0;
-	return syscall(SYS_rt_sigprocmask, how, unblockable(set, &copy), old,
+	return syscall(SYS_rt_sigprocmask, how, lpt_unblockable(set, &copy), old,
 		       LPT_KSIGSET_SIZE) ? errno : 0;
 }
 
@@ -103,28 +104,12 @@ int sigsuspend(const sigset_t *mask)
 {
 	sigset_t copy;
 
-	return syscall(SYS_rt_sigsuspend, unblockable(mask, &copy),
+	return syscall(SYS_rt_sigsuspend, lpt_unblockable(mask, &copy),
 		       LPT_KSIGSET_SIZE);
 }
 
 int lpt_real_sigaction(int sig, const struct sigaction *act,
 		       struct sigaction *old)
 {
-	return __sigaction(sig, act, old);
-}
-
-int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	struct sigaction copy;
-
-	if (sig == SIGTRAP && lpt_trap_is_ours()) {
-		lpt_trap_set_chain(act, old);
-		return 0;
-	}
-	if (act) {
-		copy = *act;
-		unblockable(&act->sa_mask, &copy.sa_mask);
-		act = &copy;
-	}
 	return __sigaction(sig, act, old);
 }

@@ -16,9 +16,14 @@
 #include <sys/mman.h>
 
 #include "arch-x86_64.h"
-#include "internal.h"
+#include "compiler.h"
+#include "entry.h"
+#include "lock.h"
 #include "maps.h"
 #include "mcount-table.h"
+#include "msg.h"
+#include "sites.h"
+#include "symtab.h"
 
 /*
  * The table's bounds, by the names of include/mcount-table.h (the
@@ -117,7 +122,7 @@ static void report_refused(const struct lpt_site *s, const uint8_t *bytes,
 	size_t i, show;
 
 	lpt_symtab_load();
-	name = lpt_symtab_lookup(s->addr, &off);
+	name = lpt_objs_symbol(s->addr, &off);
 	/* The length of a refused site is unknown: show all that was read. */
 	show = avail < LPT_SITE_MAX ? avail : LPT_SITE_MAX;
 	for (i = 0; i < show; i++)
@@ -378,8 +383,12 @@ void lpt_obj_publish(struct lpt_obj *o)
 	__atomic_store_n(pp, o, __ATOMIC_RELEASE);
 }
 
-/* Load and check the program's table; publishes it for the trap handler. */
-int lpt_sites_load(struct lpt_stats *st)
+/*
+ * Load and check the program's table; publishes it for the trap handler.
+ * @fentry is the program's __fentry__, the call its sites hold as linked
+ * (autostart.c defines it, above every layer: control.c passes it down).
+ */
+int lpt_sites_load(struct lpt_stats *st, uintptr_t fentry)
 {
 	struct lpt_obj *o = &lpt_main_obj;
 	const char *start, *stop;
@@ -391,7 +400,7 @@ int lpt_sites_load(struct lpt_stats *st)
 	/* Loaded by an earlier, failed init: its sites may hold int3 now. */
 	if (lpt_objs)
 		return 0;
-	o->fentry = (uintptr_t)__fentry__;
+	o->fentry = fentry;
 	o->tramp[0] = (uintptr_t)lpt_tramp5;
 	o->tramp[1] = (uintptr_t)lpt_tramp6;
 	err = table_extent(&start, &stop);
@@ -412,6 +421,31 @@ int lpt_sites_load(struct lpt_stats *st)
 	return err;
 }
 
+/*
+ * The function covering @addr in the program, else in the library with
+ * a table whose extent holds it (a gone one too: events recorded before
+ * the unload still name their functions).  Here, beside the list of
+ * objects it walks, so that symtab.c knows nothing of objects.
+ */
+const char *lpt_objs_symbol(uintptr_t addr, uintptr_t *off)
+{
+	const struct lpt_obj *o;
+	const char *name;
+
+	name = lpt_symtab_find(NULL, addr, off);
+	if (name)
+		return name;
+	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
+	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
+		if (*o->path && addr >= o->start && addr < o->end) {
+			name = lpt_symtab_find(&o->syms, addr, off);
+			if (name)
+				return name;
+		}
+	}
+	return NULL;
+}
+
 /* Attach function names; needs the symbol tables, so done on demand. */
 void lpt_sites_name(void)
 {
@@ -427,7 +461,7 @@ void lpt_sites_name(void)
 			continue;
 		for (i = 0; i < o->nsites; i++)
 			o->sites[i].name = o == &lpt_main_obj ?
-				lpt_symtab_lookup(o->sites[i].addr, &off) :
+				lpt_objs_symbol(o->sites[i].addr, &off) :
 				lpt_symtab_find(&o->syms, o->sites[i].addr, &off);
 		o->named = 1;
 	}

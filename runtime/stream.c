@@ -50,7 +50,14 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "internal.h"
+#include "env.h"
+#include "lock.h"
+#include "msg.h"
+#include "record.h"
+#include "sigmask.h"
+#include "sites.h"
+#include "stream.h"
+#include "symtab.h"
 
 #define LPT_DRAIN_MS	2
 #define LPT_DRAIN_WAIT	100000
@@ -61,7 +68,7 @@ static const int lpt_fatal[] = {
 
 static struct {
 	int fd;			/* stream mode: the open file, else -1 */
-	char *crash;		/* ring mode: LPTRACE_CRASH, else NULL */
+	const char *crash;	/* ring mode: LPTRACE_CRASH, else NULL */
 	char *prologue;		/* magic + INFO + SYMS, built at init */
 	size_t prologue_len;
 	pid_t pid;		/* the process that owns the file */
@@ -446,7 +453,7 @@ static void *writer_main(void *arg)
 	writer_leaving();
 	if (err)
 		lpt_msg("%s: %s; events from now on are dropped",
-			getenv("LPTRACE_DATA"), strerror(-err));
+			lpt_env.data, strerror(-err));
 	return NULL;
 }
 
@@ -517,14 +524,6 @@ static int writer_start(void)
 	return 0;
 }
 
-/* LPTRACE_FULL: does a thread with a full ring wait for the writer? */
-static int full_waits(void)
-{
-	static const char *const full[] = { "wait", "drop", NULL };
-
-	return lpt_env_word("LPTRACE_FULL", full, 0) == 0;
-}
-
 /*
  * At init, after the sites and the symbols: open LPTRACE_DATA (stream
  * mode) or remember LPTRACE_CRASH (ring mode), build the prologue,
@@ -534,12 +533,12 @@ static int full_waits(void)
 int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
 		     unsigned int max_depth)
 {
-	const char *data = getenv("LPTRACE_DATA");
-	const char *crash = getenv("LPTRACE_CRASH");
+	const char *data = lpt_env.data;
+	const char *crash = lpt_env.crash;
 	struct iovec iov;
 	int err;
 
-	if ((!data || !*data) && (!crash || !*crash))
+	if (!data && !crash)
 		return 0;
 	lpt_symtab_load();
 	lpt_stream.pid = getpid();
@@ -553,10 +552,8 @@ int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
 		err = prologue_syms();
 	if (err)
 		return err;
-	if (!data || !*data) {
-		lpt_stream.crash = strdup(crash);
-		if (!lpt_stream.crash)
-			return -ENOMEM;
+	if (!data) {
+		lpt_stream.crash = crash;
 		fatal_install();
 		return 0;
 	}
@@ -571,7 +568,8 @@ int lpt_stream_setup(unsigned int flags, uint64_t min_ns,
 	err = write_all(lpt_stream.fd, &iov, 1);
 	/* Before the writer starts: it may fail and clear it at once. */
 	if (!err)
-		__atomic_store_n(&lpt_stream_waitable, full_waits(),
+		__atomic_store_n(&lpt_stream_waitable,
+				 lpt_env.full == LPT_FULL_WAIT,
 				 __ATOMIC_RELEASE);
 	if (!err)
 		err = writer_start();
@@ -648,12 +646,10 @@ void lpt_stream_finish(void)
 	if (close(lpt_stream.fd) && !err)
 		err = -errno;
 	if (err && err != lpt_stream.failed)
-		lpt_msg("LPTRACE_DATA=%s: %s", getenv("LPTRACE_DATA"),
-			strerror(-err));
+		lpt_msg("LPTRACE_DATA=%s: %s", lpt_env.data, strerror(-err));
 	if (lpt_verbose)
 		lpt_msg("%s: %llu events written, %llu dropped, %llu waits for the writer",
-			getenv("LPTRACE_DATA"),
-			(unsigned long long)lpt_stream.events,
+			lpt_env.data, (unsigned long long)lpt_stream.events,
 			(unsigned long long)lpt_events_dropped(),
 			(unsigned long long)lpt_events_waited());
 }

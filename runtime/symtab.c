@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "elfread.h"
+#include "msg.h"
+#include "symtab.h"
 
 #define LPT_EXE "/proc/self/exe"
 
@@ -141,15 +143,18 @@ int lpt_symtab_load(void)
 }
 
 /*
- * Name of the function of @t covering @addr and the offset into it, or
- * NULL.  A symbol without a size covers only its own address.
+ * Name of the function of @t (NULL: the program's) covering @addr and
+ * the offset into it, or NULL.  A symbol without a size covers only its
+ * own address.
  */
 const char *lpt_symtab_find(const struct lpt_symtab *t, uintptr_t addr,
 			    uintptr_t *off)
 {
-	size_t lo = 0, hi = t->n;
 	const struct lpt_func *f;
+	size_t lo = 0, hi;
 
+	t = t ? t : &symtab;
+	hi = t->n;
 	*off = 0;
 	while (lo < hi) {		/* first entry above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -181,30 +186,6 @@ int lpt_symtab_addr(const struct lpt_symtab *t, const char *name,
 		}
 	}
 	return -ENOENT;
-}
-
-/*
- * The function covering @addr in the program, else in the library with
- * a table whose extent holds it (a gone one too: events recorded before
- * the unload still name their functions).
- */
-const char *lpt_symtab_lookup(uintptr_t addr, uintptr_t *off)
-{
-	const struct lpt_obj *o;
-	const char *name;
-
-	name = lpt_symtab_find(&symtab, addr, off);
-	if (name)
-		return name;
-	for (o = __atomic_load_n(&lpt_objs, __ATOMIC_ACQUIRE); o;
-	     o = __atomic_load_n(&o->next, __ATOMIC_ACQUIRE)) {
-		if (*o->path && addr >= o->start && addr < o->end) {
-			name = lpt_symtab_find(&o->syms, addr, off);
-			if (name)
-				return name;
-		}
-	}
-	return NULL;
 }
 
 /* The functions of @t (NULL: the program's), in address order (stream.c). */

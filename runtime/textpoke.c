@@ -48,21 +48,18 @@
 #include <unistd.h>
 
 #include "arch-x86_64.h"
-#include "internal.h"
+#include "env.h"
+#include "lock.h"
+#include "msg.h"
+#include "proc.h"
+#include "sites.h"
+#include "textpoke.h"
 
 enum lpt_step {
 	LPT_STEP_INT3,		/* first byte := int3 */
 	LPT_STEP_TAIL,		/* bytes 1..len-1 := new */
 	LPT_STEP_HEAD,		/* first byte := new */
 };
-
-/* LPTRACE_SYNC's words, in this order. */
-enum lpt_sync_mode {
-	LPT_SYNC_CORE,		/* membarrier SYNC_CORE, if the kernel has it */
-	LPT_SYNC_NONE,		/* behave as a kernel without it (tests) */
-};
-
-static const char *const lpt_sync_words[] = { "sync_core", "none", NULL };
 
 static struct {
 	int core;		/* SYNC_CORE registered */
@@ -88,13 +85,13 @@ static long membarrier(int cmd)
  */
 int lpt_sync_init(void)
 {
-	int mode = lpt_env_word("LPTRACE_SYNC", lpt_sync_words, LPT_SYNC_CORE);
 	long have;
 
 	if (lpt_sync.core)
 		return 0;
 	have = membarrier(MEMBARRIER_CMD_QUERY);
-	if (mode == LPT_SYNC_NONE)
+	/* LPTRACE_SYNC=none: behave as a kernel without it (tests) */
+	if (lpt_env.sync == LPT_SYNC_NONE)
 		lpt_sync.why = "LPTRACE_SYNC=none";
 	else if (have < 0)
 		lpt_sync.why = "no membarrier system call";

@@ -19,8 +19,8 @@
  * handler, or get the default action; never back to the same int3
  * without a handler that moves past it.  The program's handler is the
  * one installed before us, or any installed after us: through
- * sigaction() (sigmask.c hands it to lpt_trap_set_chain, ours stays in
- * place), or behind our back (signal(), a shared library's own
+ * sigaction() (at the end of this file: it goes to set_chain(), ours
+ * stays in place), or behind our back (signal(), a shared library's own
  * sigaction call): lpt_trap_check() notices before the next rewrite,
  * takes that handler as the one to chain to and puts ours back.  So a
  * crash reporter or a debugger helper never turns patching off for good.
@@ -39,7 +39,11 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "internal.h"
+#include "compiler.h"
+#include "msg.h"
+#include "sigmask.h"
+#include "sites.h"
+#include "trap.h"
 
 #define LPT_TRAP_FLAGS	(SA_SIGINFO | SA_NODEFER | SA_RESTART)
 
@@ -136,7 +140,7 @@ static int install(struct sigaction *old)
 }
 
 /* Take @act as the program's handler (NULL: keep); @old gets the last. */
-void lpt_trap_set_chain(const struct sigaction *act, struct sigaction *old)
+static void set_chain(const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction *cur = __atomic_load_n(&lpt_prev, __ATOMIC_ACQUIRE);
 	struct sigaction *next = cur == &lpt_prev_slot[0] ?
@@ -150,7 +154,7 @@ void lpt_trap_set_chain(const struct sigaction *act, struct sigaction *old)
 	__atomic_store_n(&lpt_prev, next, __ATOMIC_RELEASE);
 }
 
-int lpt_trap_is_ours(void)
+static int trap_is_ours(void)
 {
 	return __atomic_load_n(&lpt_installed, __ATOMIC_ACQUIRE);
 }
@@ -165,7 +169,7 @@ int lpt_trap_install(void)
 	err = install(&old);
 	if (err)
 		return err;
-	lpt_trap_set_chain(&old, NULL);
+	set_chain(&old, NULL);
 	__atomic_store_n(&lpt_installed, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -187,11 +191,34 @@ int lpt_trap_check(void)
 		return 0;
 	if (!lpt_adopted++)
 		lpt_msg("SIGTRAP handler replaced behind our back; chaining to it and putting ours back");
-	lpt_trap_set_chain(&cur, NULL);
+	set_chain(&cur, NULL);
 	return install(NULL);
 }
 
 uint64_t lpt_trap_count(void)
 {
 	return __atomic_load_n(&lpt_traps, __ATOMIC_RELAXED);
+}
+
+/*
+ * The program's sigaction (see sigmask.c for why the library defines
+ * it): here, beside the SIGTRAP chain it changes, so that sigmask.c,
+ * which trap.c uses, never calls up.  For SIGTRAP while ours is in place
+ * the program's handler becomes the one ours chains to; for any signal,
+ * the handler's sa_mask loses SIGTRAP.
+ */
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction copy;
+
+	if (sig == SIGTRAP && trap_is_ours()) {
+		set_chain(act, old);
+		return 0;
+	}
+	if (act) {
+		copy = *act;
+		lpt_unblockable(&act->sa_mask, &copy.sa_mask);
+		act = &copy;
+	}
+	return lpt_real_sigaction(sig, act, old);
 }

@@ -32,7 +32,8 @@
 #include <stdlib.h>
 #include <unwind.h>
 
-#include "internal.h"
+#include "graph.h"
+#include "msg.h"
 
 /* The next definition of @name, looked up once; abort if there is none. */
 static void *next_fn(void **cache, const char *name)
