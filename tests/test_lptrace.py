@@ -188,7 +188,7 @@ def test_entry_only_report_and_graph(graph_prog, tmp_path):
     assert re.search(rf"^# callers of g_tail1 \(calls\)\n +{GRAPH_LOOPS}  main$", out, re.M)
     # time needs exits
     bad = lptrace("report", "-i", data, "-s", "self", check=False)
-    assert bad.returncode == 1 and "no times (record with --graph)" in bad.stderr
+    assert bad.returncode == 2 and "no times (record with --graph)" in bad.stderr
 
 
 def test_graph_command_tree(graph_prog, tmp_path):
@@ -248,7 +248,7 @@ def test_crash_dumps_rings(graph_prog, tmp_path):
 
 def one_error(path, *cmd):
     proc = lptrace(*cmd, "-i", path, check=False)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     return lines[0]
@@ -313,7 +313,7 @@ def test_packed_events_round_trip(tmp_path, cc):
 
 def test_record_without_runtime(tmp_path):
     proc, _ = record(tmp_path, "true", check=False)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "wrote no" in proc.stderr and "liblptrace.a" in proc.stderr
 
 
