@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * commands.h - the commands of lptrace (cmd_<command>.c, one each).
- * Each returns the exit status: EXIT_OK, EXIT_FINDING or EXIT_ERROR
- * after one line on stderr; record returns the program's.
+ * Each returns the exit status: EXIT_OK, or EXIT_ERROR after one line
+ * on stderr; record returns the program's.
  */
 #ifndef LPTRACE_COMMANDS_H
 #define LPTRACE_COMMANDS_H

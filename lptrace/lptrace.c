@@ -11,8 +11,9 @@
  *
  * main() picks the command from a table, parses the options that
  * command takes (options.c), and runs it.  Only main() exits.
- * Exit status: 0 ok, 1 a finding, 2 an error (one line on stderr);
- * record exits with the program's status.
+ * Exit status, as linkpass's: 0 ok, 2 an error (one line on stderr);
+ * 1, linkpass's "a finding", is not used.  record exits with the
+ * program's status.
  */
 #include <stdio.h>
 #include <string.h>

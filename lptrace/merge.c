@@ -56,12 +56,12 @@ static void sift_down(struct merge *m, size_t i)
 	heap_set(m, i, c);
 }
 
-static struct trace *sort_trace;
-
-static int cmp_first(const void *a, const void *b)
+static int cmp_first(const void *a, const void *b, void *threads)
 {
-	const struct trace_thread *x = &sort_trace->threads[*(const size_t *)a];
-	const struct trace_thread *y = &sort_trace->threads[*(const size_t *)b];
+	const struct trace_thread *x = (struct trace_thread *)threads +
+				       *(const size_t *)a;
+	const struct trace_thread *y = (struct trace_thread *)threads +
+				       *(const size_t *)b;
 
 	return x->first_tsc < y->first_tsc ? -1 : x->first_tsc > y->first_tsc;
 }
@@ -83,8 +83,8 @@ int merge_init(struct merge *m, struct trace *t)
 	for (i = 0; i < t->nthreads; i++)
 		if (t->threads[i].events)
 			m->pending[m->npending++] = i;
-	sort_trace = t;
-	qsort(m->pending, m->npending, sizeof(*m->pending), cmp_first);
+	qsort_r(m->pending, m->npending, sizeof(*m->pending), cmp_first,
+		t->threads);
 	return 0;
 }
 

@@ -180,7 +180,7 @@ static const char *set_range(struct options *o, const char *arg)
 static const char *only_one_format(struct options *o, enum dump_format f)
 {
 	if (o->format != DUMP_NONE && o->format != f)
-		return "choose one of --text, --chrome, --folded%s";
+		return "one format: --text, --chrome or --folded%s";
 	o->format = f;
 	return NULL;
 }

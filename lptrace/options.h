@@ -16,9 +16,11 @@
 
 #define LPT_DEFAULT_DATA	"lptrace.data"
 
-/* Exit status, as linkpass's. */
+/*
+ * Exit status, as linkpass's: 0 ok, 2 an error.  1 is linkpass's "a
+ * finding" (check found differences); no lptrace command has findings.
+ */
 #define EXIT_OK		0
-#define EXIT_FINDING	1
 #define EXIT_ERROR	2
 
 /* The commands, as bits: an option lists those that take it. */
