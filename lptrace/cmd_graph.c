@@ -3,141 +3,65 @@
  * cmd_graph.c - `lptrace graph FUNC`: the calls made under FUNC, merged
  * into one tree (like `uftrace graph`): each node is a call path from
  * FUNC, with its number of calls and total time.  A recursive FUNC is
- * rooted at its outermost call.
+ * rooted at its outermost call.  One pass in file order; memory: the
+ * tree's distinct paths and each thread's open calls.
  *
  * An entry-only recording has no nesting: there the graph is FUNC's
  * callers and callees, from the return address each call recorded.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltree.h"
 #include "commands.h"
-#include "tracefile.h"
-
-struct node {
-	uint64_t func;
-	uint64_t calls;
-	uint64_t total_ns;
-	size_t parent, child, next;	/* indices; 0 = none (root is 0) */
-};
-
-struct tree {
-	struct node *v;
-	size_t n, cap;
-};
-
-/* The child of @parent for @func, added if new; (size_t)-1 on ENOMEM. */
-static size_t tree_child(struct tree *t, size_t parent, uint64_t func)
-{
-	size_t i;
-
-	for (i = t->v[parent].child; i; i = t->v[i].next)
-		if (t->v[i].func == func)
-			return i;
-	if (t->n == t->cap) {
-		struct node *nv = realloc(t->v, 2 * t->cap * sizeof(*nv));
-
-		if (!nv)
-			return (size_t)-1;
-		t->v = nv;
-		t->cap *= 2;
-	}
-	i = t->n++;
-	t->v[i] = (struct node){ .func = func, .parent = parent };
-	/* Appended: children print in the order they were first called. */
-	if (!t->v[parent].child) {
-		t->v[parent].child = i;
-	} else {
-		size_t c = t->v[parent].child;
-
-		while (t->v[c].next)
-			c = t->v[c].next;
-		t->v[c].next = i;
-	}
-	return i;
-}
-
-/*
- * Merge one thread's calls under @root's site into the tree.  Depths
- * place each event: an event shallower than expected means exits were
- * lost (dropped or filtered), and the walk climbs to its level.
- */
-static int tree_thread(struct tree *t, const struct lpt_render *r,
-		       const struct lpt_rthread *th, uint64_t root)
-{
-	size_t i, cur = 0;
-	int in = 0, base = 0, depth = 0;
-
-	for (i = 0; i < th->n; i++) {
-		const struct lpt_event *e = &th->ev[i];
-
-		if (!in) {
-			if (e->kind == LPT_EV_ENTRY && e->func == root) {
-				in = 1;
-				base = depth = e->depth;
-				cur = 0;
-			}
-			continue;
-		}
-		if (e->depth < base ||
-		    (e->depth == base && e->kind == LPT_EV_ENTRY)) {
-			in = 0;		/* the root's exit was lost */
-			i--;		/* this event may start a new root */
-			continue;
-		}
-		if (e->kind == LPT_EV_ENTRY) {
-			for (; depth >= e->depth; depth--)
-				cur = t->v[cur].parent;
-			cur = tree_child(t, cur, e->func);
-			if (cur == (size_t)-1)
-				return -ENOMEM;
-			depth = e->depth;
-			continue;
-		}
-		for (; depth > e->depth; depth--)
-			cur = t->v[cur].parent;
-		if (t->v[cur].func != e->func)
-			continue;	/* an exit whose entry was not seen */
-		t->v[cur].calls++;
-		t->v[cur].total_ns += lpt_render_ns(r, e->tsc) -
-				      lpt_render_ns(r, e->arg);
-		if (!cur) {
-			in = 0;
-			continue;
-		}
-		cur = t->v[cur].parent;
-		depth--;
-	}
-	return 0;
-}
-
-static void tree_print(const struct tree *t, const struct lpt_data *d,
-		       size_t i, char *prefix, size_t plen)
-{
-	char buf[32], dur[32];
-	size_t c;
-
-	fmt_ns(dur, sizeof(dur), t->v[i].total_ns);
-	printf("  %s  %10llu : %.*s%s%s\n", dur,
-	       (unsigned long long)t->v[i].calls, (int)plen, prefix,
-	       i ? "+-" : "",
-	       data_func_name((void *)d, t->v[i].func, buf, sizeof(buf)));
-	if (plen + 3 >= 256)
-		return;
-	for (c = t->v[i].child; c; c = t->v[c].next) {
-		memcpy(prefix + plen, i ? (t->v[c].next ? "| " : "  ") : "",
-		       i ? 2 : 0);
-		tree_print(t, d, c, prefix, plen + (i ? 2 : 0));
-	}
-}
+#include "walk.h"
 
 struct named_count {
 	const char *name;
 	uint64_t count;
 };
+
+struct graph {
+	struct trace *t;
+	const struct data_sym *root;
+	struct calltree tree;
+	/* entry-only */
+	struct named_count *callers, *callees;
+	size_t ncallers, ncallees;
+};
+
+static int on_enter(struct walk *w, struct wthread *t, struct frame *f,
+		    const struct lpt_event *e)
+{
+	struct graph *g = w->priv;
+	struct frame *p = f > t->stack ? f - 1 : NULL;
+
+	(void)e;
+	if (p && p->shown && p->node != WALK_NONE) {
+		f->node = calltree_child(&g->tree, p->node, f->func);
+		if (!f->node)
+			return -ENOMEM;
+	} else if (trace_sym_find(g->t, f->func) == g->root) {
+		f->node = 0;
+	}
+	return 0;
+}
+
+static int on_return(struct walk *w, struct wthread *t, struct frame *f,
+		   uint64_t ns, const struct lpt_event *e)
+{
+	struct graph *g = w->priv;
+
+	(void)t;
+	(void)e;
+	if (f->node == WALK_NONE)
+		return 0;	/* outside FUNC, or its entry was not seen */
+	g->tree.v[f->node].calls++;
+	g->tree.v[f->node].total_ns += ns;
+	return 0;
+}
 
 /* Count @name in @v (few distinct names: a linear search). */
 static int count_name(struct named_count **v, size_t *n, const char *name)
@@ -158,110 +82,113 @@ static int count_name(struct named_count **v, size_t *n, const char *name)
 	return nv[*n - 1].name ? 0 : -ENOMEM;
 }
 
+/* Entry-only: who called FUNC, and what FUNC called. */
+static int on_call(struct walk *w, struct wthread *t,
+		   const struct lpt_event *e)
+{
+	struct graph *g = w->priv;
+	char buf[32];
+	int err = 0;
+
+	(void)t;
+	if (trace_sym_find(g->t, e->func) == g->root)
+		err = count_name(&g->callers, &g->ncallers,
+				 trace_caller_name(g->t, e->arg, buf,
+						   sizeof(buf)));
+	if (!err && trace_sym_find(g->t, e->arg - 1) == g->root)
+		err = count_name(&g->callees, &g->ncallees,
+				 trace_func_name(g->t, e->func, buf,
+						 sizeof(buf)));
+	return err;
+}
+
+static const struct walk_ops graph_ops = {
+	.entry = on_enter, .exit = on_return, .call = on_call,
+};
+
 static void print_counts(const char *title, const char *fname,
 			 struct named_count *v, size_t n)
 {
 	size_t i;
 
 	printf("# %s of %s (calls)\n", title, fname);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		printf("  %10llu  %s\n", (unsigned long long)v[i].count,
 		       v[i].name);
+}
+
+static void free_counts(struct named_count *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
 		free((char *)v[i].name);
-	}
 	free(v);
 }
 
-/* Entry-only: who called FUNC, and what FUNC called, with counts. */
-static int callers_callees(const struct lpt_data *d, uint64_t root,
-			   const char *fname)
+static void tree_print(const struct graph *g, size_t i, char *prefix,
+		       size_t plen)
 {
-	const struct data_sym *rs = data_sym_find(d, root);
-	struct named_count *callers = NULL, *callees = NULL;
-	size_t i, ncallers = 0, ncallees = 0;
-	char buf[32];
-	int err = 0;
+	const struct calltree *t = &g->tree;
+	char buf[32], dur[32];
+	size_t c;
 
-	for (i = 0; i < d->nev && !err; i++) {
-		const struct lpt_event *e = &d->ev[i];
-
-		if (e->func == root)
-			err = count_name(&callers, &ncallers,
-					 data_caller_name((void *)d, e->arg,
-							  buf, sizeof(buf)));
-		if (!err && rs && data_sym_find(d, e->arg - 1) == rs)
-			err = count_name(&callees, &ncallees,
-					 data_func_name((void *)d, e->func,
-							buf, sizeof(buf)));
+	fmt_ns(dur, sizeof(dur), t->v[i].total_ns);
+	printf("  %s  %10llu : %.*s%s%s\n", dur,
+	       (unsigned long long)t->v[i].calls, (int)plen, prefix,
+	       i ? "+-" : "",
+	       trace_func_name(g->t, t->v[i].func, buf, sizeof(buf)));
+	if (plen + 3 >= 256)
+		return;
+	for (c = t->v[i].child; c; c = t->v[c].next) {
+		memcpy(prefix + plen, i ? (t->v[c].next ? "| " : "  ") : "",
+		       i ? 2 : 0);
+		tree_print(g, c, prefix, plen + (i ? 2 : 0));
 	}
-	print_counts("callers", fname, callers, ncallers);
-	print_counts("callees", fname, callees, ncallees);
-	return err;
 }
 
-int cmd_graph(int argc, char **argv)
+int cmd_graph(const struct options *o)
 {
-	const char *in = LPT_DEFAULT_DATA, *fname;
-	struct tree t = { 0 };
-	struct lpt_render r;
-	struct lpt_data d;
+	const char *fname = o->operands[0];
+	struct graph g = { 0 };
 	char prefix[256];
-	uint64_t root = 0;
+	struct trace t;
+	struct walk w;
+	int ret = EXIT_ERROR;
 	size_t i;
-	int c, err = 0, found = 0;
 
-	while ((c = getopt(argc, argv, "i:")) != -1) {
-		if (c != 'i')
-			return 2;
-		in = optarg;
+	if (trace_open(&t, o->input, 0))
+		return EXIT_ERROR;
+	g.t = &t;
+	for (i = 0; i < t.nsyms && !g.root; i++)
+		if (!strcmp(t.syms[i].name, fname))
+			g.root = &t.syms[i];
+	if (!g.root) {
+		cli_error("%s: no function '%s' in the recorded program",
+			  o->input, fname);
+		goto out_close;
 	}
-	if (optind + 1 != argc) {
-		fputs("usage: lptrace graph [-i FILE] FUNC\n", stderr);
-		return 2;
-	}
-	fname = argv[optind];
-	if (data_open(&d, in))
-		return 1;
-	for (i = 0; i < d.nsyms && !found; i++)
-		if (!strcmp(d.syms[i].name, fname)) {
-			found = 1;
-			root = d.syms[i].addr;
-		}
-	/* The site may follow endbr64: use the address events carry. */
-	for (i = 0; found && i < d.nev; i++)
-		if (data_sym_find(&d, d.ev[i].func) == data_sym_find(&d, root)) {
-			root = d.ev[i].func;
-			break;
-		}
-	if (!found) {
-		cli_error("%s: no function '%s' in the recorded program", in,
-			  fname);
-		data_close(&d);
-		return 1;
-	}
-	data_render(&d, &r);
-	if (!r.graph) {
-		err = callers_callees(&d, root, fname);
-		data_close(&d);
-		return err ? 1 : 0;
-	}
-	t.cap = 1024;
-	t.v = calloc(t.cap, sizeof(*t.v));
-	if (!t.v) {
-		data_close(&d);
-		return 1;
-	}
-	t.n = 1;
-	t.v[0].func = root;
-	for (i = 0; i < d.nthreads && !err; i++)
-		err = tree_thread(&t, &r, &d.threads[i], root);
-	if (err) {
-		cli_error("%s: %s", in, strerror(-err));
+	if (walk_error(&t, calltree_init(&g.tree, g.root->addr)))
+		goto out_close;
+	if (walk_error(&t, walk_init(&w, &t, o, &graph_ops, &g)))
+		goto out_tree;
+	if (walk_file(&w))
+		goto out_walk;
+	if (!t.r.graph) {
+		print_counts("callers", fname, g.callers, g.ncallers);
+		print_counts("callees", fname, g.callees, g.ncallees);
 	} else {
 		printf("# function graph of %s: total time, calls\n", fname);
-		tree_print(&t, &d, 0, prefix, 0);
+		tree_print(&g, 0, prefix, 0);
 	}
-	free(t.v);
-	data_close(&d);
-	return err ? 1 : 0;
+	ret = EXIT_OK;
+out_walk:
+	walk_free(&w);
+out_tree:
+	calltree_free(&g.tree);
+	free_counts(g.callers, g.ncallers);
+	free_counts(g.callees, g.ncallees);
+out_close:
+	trace_close(&t);
+	return ret;
 }

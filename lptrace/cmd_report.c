@@ -3,18 +3,20 @@
  * cmd_report.c - `lptrace report`: per function, the calls, and in a graph
  * recording the total time (entry to exit) and self time (total less
  * the recorded callees' totals), sorted (-s calls|total|self|name).
+ * One pass over the file in its order; memory: the functions, and each
+ * thread's open calls (walk.c).
  *
- * Calls are counted at entry (an exit whose entry was overwritten
- * counts too); a call still running at the end counts, without time.
+ * Calls are counted at entry (an exit whose entry was lost counts too);
+ * a call still running at the end counts, without time.  With -t a call
+ * counts at its exit, when its time is known.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
-#include "tracefile.h"
+#include "walk.h"
 
 struct fstat {
 	uint64_t func;		/* site */
@@ -24,15 +26,12 @@ struct fstat {
 	uint64_t self_ns;
 };
 
-struct open_call {
-	const struct lpt_event *e;
-	uint64_t child_ns;
-};
-
 /* The functions, found by site through an open-addressing hash. */
 struct ftable {
 	struct fstat *v;
 	size_t cap, n;
+	uint64_t calls;
+	bool at_exit;		/* -t: count calls at their exit */
 };
 
 static struct fstat *ftable_get(struct ftable *t, uint64_t func)
@@ -49,7 +48,8 @@ static struct fstat *ftable_get(struct ftable *t, uint64_t func)
 			if (t->v[i].name)
 				*ftable_get(&nt, t->v[i].func) = t->v[i];
 		free(t->v);
-		*t = nt;
+		t->v = nt.v;
+		t->cap = nt.cap;
 	}
 	for (i = (func * 0x9e3779b97f4a7c15ull) >> 20 & (t->cap - 1);
 	     t->v[i].name && t->v[i].func != func; i = (i + 1) & (t->cap - 1))
@@ -62,58 +62,57 @@ static struct fstat *ftable_get(struct ftable *t, uint64_t func)
 	return &t->v[i];
 }
 
-/* One thread's events: calls, and with exits, total and self times. */
-static int walk_thread(struct ftable *t, const struct lpt_render *r,
-		       const struct lpt_rthread *th, uint64_t *calls)
+static int count_call(struct ftable *t, uint64_t func)
 {
-	struct open_call *open;
-	size_t i, n = 0;
+	struct fstat *f = ftable_get(t, func);
 
-	open = malloc((th->n ? th->n : 1) * sizeof(*open));
-	if (!open)
+	if (!f)
 		return -ENOMEM;
-	for (i = 0; i < th->n; i++) {
-		const struct lpt_event *e = &th->ev[i];
-		struct fstat *f = ftable_get(t, e->func);
-		uint64_t child = 0, dur;
-		int matched = 0;
-
-		if (!f)
-			goto out_nomem;
-		if (e->kind != LPT_EV_EXIT) {
-			f->calls++;
-			(*calls)++;
-			if (e->kind == LPT_EV_ENTRY)
-				open[n++] = (struct open_call){ e, 0 };
-			continue;
-		}
-		/* Deeper open calls lost their exit: they stay untimed. */
-		while (n && open[n - 1].e->depth > e->depth)
-			n--;
-		if (n && open[n - 1].e->depth == e->depth &&
-		    open[n - 1].e->func == e->func) {
-			child = open[--n].child_ns;
-			matched = 1;
-		}
-		if (!matched) {
-			f->calls++;
-			(*calls)++;
-		}
-		dur = lpt_render_ns(r, e->tsc) - lpt_render_ns(r, e->arg);
-		f->total_ns += dur;
-		f->self_ns += dur > child ? dur - child : 0;
-		if (n && open[n - 1].e->depth + 1 == e->depth)
-			open[n - 1].child_ns += dur;
-	}
-	free(open);
+	f->calls++;
+	t->calls++;
 	return 0;
-
-out_nomem:
-	free(open);
-	return -ENOMEM;
 }
 
-static int sort_key;
+static int on_enter(struct walk *w, struct wthread *t, struct frame *f,
+		    const struct lpt_event *e)
+{
+	struct ftable *ft = w->priv;
+
+	(void)t;
+	(void)e;
+	return ft->at_exit ? 0 : count_call(ft, f->func);
+}
+
+static int on_return(struct walk *w, struct wthread *t, struct frame *f,
+		   uint64_t ns, const struct lpt_event *e)
+{
+	struct ftable *ft = w->priv;
+	struct fstat *s;
+
+	(void)t;
+	(void)e;
+	if ((!f->entered || ft->at_exit) && count_call(ft, f->func))
+		return -ENOMEM;
+	s = ftable_get(ft, f->func);
+	if (!s)
+		return -ENOMEM;
+	s->total_ns += ns;
+	s->self_ns += ns > f->child_ns ? ns - f->child_ns : 0;
+	return 0;
+}
+
+static int on_call(struct walk *w, struct wthread *t,
+		   const struct lpt_event *e)
+{
+	(void)t;
+	return count_call(w->priv, e->func);
+}
+
+static const struct walk_ops report_ops = {
+	.entry = on_enter, .exit = on_return, .call = on_call,
+};
+
+static enum sort_key sort_key;
 
 static int cmp_fstat(const void *a, const void *b)
 {
@@ -121,13 +120,13 @@ static int cmp_fstat(const void *a, const void *b)
 	uint64_t kx, ky;
 
 	switch (sort_key) {
-	case 'c':
+	case SORT_CALLS:
 		kx = x->calls, ky = y->calls;
 		break;
-	case 's':
+	case SORT_SELF:
 		kx = x->self_ns, ky = y->self_ns;
 		break;
-	case 't':
+	case SORT_TOTAL:
 		kx = x->total_ns, ky = y->total_ns;
 		break;
 	default:
@@ -138,8 +137,7 @@ static int cmp_fstat(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void print_report(const struct lpt_data *d, struct fstat *v, size_t n,
-			 int graph)
+static void print_report(const struct fstat *v, size_t n, int graph)
 {
 	char tot[32], self[32];
 	size_t i;
@@ -161,78 +159,65 @@ static void print_report(const struct lpt_data *d, struct fstat *v, size_t n,
 		printf("  %s  %s  %10llu  %s\n", tot, self,
 		       (unsigned long long)v[i].calls, v[i].name);
 	}
-	(void)d;
 }
 
-int cmd_report(int argc, char **argv)
+/* The table compacted into a named list (names of unknown sites kept). */
+static size_t name_rows(struct ftable *ft, struct trace *t)
 {
-	const char *in = LPT_DEFAULT_DATA, *sort = NULL;
-	struct ftable t = { 0 };
-	struct lpt_render r;
-	struct lpt_data d;
-	struct fstat *v;
-	uint64_t calls = 0;
+	struct fstat *v = ft->v;
 	size_t i, n = 0;
-	int c, err = 0;
 
-	while ((c = getopt(argc, argv, "i:s:")) != -1) {
-		switch (c) {
-		case 'i':
-			in = optarg;
-			break;
-		case 's':
-			sort = optarg;
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (optind != argc || (sort && strcmp(sort, "calls") &&
-			       strcmp(sort, "total") && strcmp(sort, "self") &&
-			       strcmp(sort, "name"))) {
-		fputs("usage: lptrace report [-i FILE] [-s calls|total|self|name]\n",
-		      stderr);
-		return 2;
-	}
-	if (data_open(&d, in))
-		return 1;
-	data_render(&d, &r);
-	if (!r.graph && sort && (!strcmp(sort, "total") || !strcmp(sort, "self"))) {
-		cli_error("%s: an entry-only recording has no times (record with --graph)",
-			  in);
-		data_close(&d);
-		return 1;
-	}
-	sort_key = sort ? (*sort == 'n' ? 'n' : *sort) : r.graph ? 't' : 'c';
-	for (i = 0; i < d.nthreads && !err; i++)
-		err = walk_thread(&t, &r, &d.threads[i], &calls);
-	if (err) {
-		cli_error("%s: %s", in, strerror(-err));
-		goto out;
-	}
-	/* Compact the table into a list, named. */
-	v = t.v;
-	for (i = 0; i < t.cap; i++) {
+	for (i = 0; i < ft->cap; i++) {
 		char buf[32];
 
-		if (!t.v[i].name)
+		if (!ft->v[i].name || !ft->v[i].calls)
 			continue;
-		v[n] = t.v[i];
-		v[n].name = data_func_name(&d, v[n].func, buf, sizeof(buf));
+		v[n] = ft->v[i];
+		v[n].name = trace_func_name(t, v[n].func, buf, sizeof(buf));
 		if (v[n].name == buf)
 			v[n].name = strdup(buf);	/* freed at exit */
 		n++;
 	}
-	qsort(v, n, sizeof(*v), cmp_fstat);
-	printf("# lptrace report: %s: events=%zu threads=%zu calls=%llu dropped=%llu overwritten=%llu recursed=%llu%s\n",
-	       in, d.nev, d.nthreads, (unsigned long long)calls,
-	       (unsigned long long)d.end.dropped,
-	       (unsigned long long)d.end.overwritten,
-	       (unsigned long long)d.end.recursed,
-	       d.end.signo ? " (ended by a fatal signal)" : "");
-	print_report(&d, v, n, r.graph);
-out:
-	free(t.v);
-	data_close(&d);
-	return err ? 1 : 0;
+	return n;
+}
+
+int cmd_report(const struct options *o)
+{
+	struct ftable ft = { .at_exit = o->min_ns > 0 };
+	struct trace t;
+	struct walk w;
+	int ret = EXIT_ERROR;
+	size_t n;
+
+	if (trace_open(&t, o->input, 0))
+		return EXIT_ERROR;
+	if (!t.r.graph && (o->sort == SORT_TOTAL || o->sort == SORT_SELF ||
+			   o->min_ns)) {
+		cli_error("%s: an entry-only recording has no times (record with --graph)",
+			  o->input);
+		goto out_close;
+	}
+	sort_key = o->sort != SORT_DEFAULT ? o->sort :
+		   t.r.graph ? SORT_TOTAL : SORT_CALLS;
+	if (walk_error(&t, walk_init(&w, &t, o, &report_ops, &ft)))
+		goto out_close;
+	if (walk_file(&w))
+		goto out_free;
+	n = name_rows(&ft, &t);
+	qsort(ft.v, n, sizeof(*ft.v), cmp_fstat);
+	printf("# lptrace report: %s: events=%llu threads=%zu calls=%llu dropped=%llu overwritten=%llu recursed=%llu%s\n",
+	       o->input, (unsigned long long)t.nevents, t.nthreads,
+	       (unsigned long long)ft.calls,
+	       (unsigned long long)t.end.dropped,
+	       (unsigned long long)t.end.overwritten,
+	       (unsigned long long)t.end.recursed,
+	       t.end.signo ? " (ended by a fatal signal)" : "");
+	print_report(ft.v, n, t.r.graph);
+	ret = EXIT_OK;
+out_free:
+	free(ft.v);
+	walk_free(&w);
+out_close:
+	trace_close(&t);
+	return ret;
 }

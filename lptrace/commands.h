@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* commands.h - the commands of lptrace (cmd_<command>.c, one each). */
+/*
+ * commands.h - the commands of lptrace (cmd_<command>.c, one each).
+ * Each returns the exit status: EXIT_OK, or EXIT_ERROR after one line
+ * on stderr; record returns the program's.
+ */
 #ifndef LPTRACE_COMMANDS_H
 #define LPTRACE_COMMANDS_H
 
-#define LPT_DEFAULT_DATA	"lptrace.data"
+#include <stddef.h>
 
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_graph(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
+#include "options.h"
+
+int cmd_record(const struct options *o);
+int cmd_report(const struct options *o);
+int cmd_graph(const struct options *o);
+int cmd_dump(const struct options *o);
+int cmd_replay(const struct options *o);
+int cmd_info(const struct options *o);
 
 /* "12.345 us": a duration in the unit that keeps it short. */
 void fmt_ns(char *buf, size_t size, double ns);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracefile.c - read a trace file: map it, walk its records checking every
- * length against what is left, copy the symbols and events out, group
- * the events by thread, demangle C++ names.  A file that is not ours, cut short, or made
- * by another version is refused with one line naming the file, the
- * byte offset and the cause.
+ * tracefile.c - read a trace file.  trace_open() walks the records,
+ * checking every length against what is left, and keeps all but the
+ * events: it reads an EVENTS record's two headers and, for a thread's
+ * first record, its first event, then skips the payload.  Cursors
+ * decode the events later, record by record, through a window of the
+ * file.  A file that is not ours, cut short, or made by another version
+ * is refused with one line naming the file, the byte offset and the
+ * cause, before any command prints anything.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tracefile.h"
+
+#define RD_SEEK_READ	4096		/* a read away from the window */
+#define TRACE_WINDOW	(128 * 1024)
 
 static const char *const rec_names[] = {
 	[LPT_REC_INFO] = "INFO", [LPT_REC_SYMS] = "SYMS",
@@ -40,6 +45,59 @@ static size_t padded(size_t len)
 	return (len + LPT_REC_ALIGN - 1) & ~(size_t)(LPT_REC_ALIGN - 1);
 }
 
+static int rd_init(struct rd *r, int fd, size_t cap)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->cap = cap;
+	r->buf = malloc(cap);
+	return r->buf ? 0 : -ENOMEM;
+}
+
+/*
+ * @len bytes at file offset @off (8-aligned), which the caller knows to
+ * lie within the file; NULL with errno on a read error.  A read that
+ * goes on from the window fills a whole window; one elsewhere (a
+ * record skipped) reads a page.
+ */
+static const char *rd_get(struct rd *r, uint64_t off, size_t len)
+{
+	size_t want, got = 0;
+
+	if (off >= r->pos && off + len <= r->pos + r->len)
+		return r->buf + (off - r->pos);
+	if (len > r->cap) {
+		char *nb = realloc(r->buf, len);
+
+		if (!nb)
+			return NULL;
+		r->buf = nb;
+		r->cap = len;
+	}
+	want = off >= r->pos && off <= r->pos + r->len + r->cap ? r->cap :
+	       RD_SEEK_READ;
+	if (want < len)
+		want = len;
+	if (want > r->cap)
+		want = r->cap;
+	while (got < len) {
+		ssize_t n = pread(r->fd, r->buf + got, want - got, off + got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			r->len = 0;
+			return NULL;
+		}
+		got += n;
+	}
+	r->pos = off;
+	r->len = got;
+	return r->buf;
+}
+
 /* The toolchain's own demangler (libstdc++). */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 		     int *status);
@@ -59,8 +117,7 @@ static char *demangle(char *name)
 	return plain;
 }
 
-static int read_syms(struct lpt_data *d, const char *p, size_t len,
-		     size_t at)
+static int read_syms(struct trace *t, const char *p, size_t len, size_t at)
 {
 	struct data_sym *ns;
 	size_t off = 0, n = 0;
@@ -72,21 +129,21 @@ static int read_syms(struct lpt_data *d, const char *p, size_t len,
 		off += sizeof(s);
 		if (s.namelen > len - off) {
 			cli_error("%s: corrupt SYMS record at byte %zu: a name runs past its end",
-				  d->path, at);
+				  t->path, at);
 			return -1;
 		}
 		off += padded(s.namelen);
 		n++;
 	}
 	/* More than one SYMS: the program's, then its shared libraries'. */
-	ns = realloc(d->syms, (d->nsyms + n ? d->nsyms + n : 1) * sizeof(*ns));
+	ns = realloc(t->syms, (t->nsyms + n ? t->nsyms + n : 1) * sizeof(*ns));
 	if (!ns)
 		goto out_nomem;
-	d->syms = ns;
-	n += d->nsyms;
-	for (off = 0; d->nsyms < n; d->nsyms++) {
+	t->syms = ns;
+	n += t->nsyms;
+	for (off = 0; t->nsyms < n; t->nsyms++) {
 		struct lpt_rec_sym s;
-		struct data_sym *ds = &d->syms[d->nsyms];
+		struct data_sym *ds = &t->syms[t->nsyms];
 
 		memcpy(&s, p + off, sizeof(s));
 		off += sizeof(s);
@@ -100,7 +157,7 @@ static int read_syms(struct lpt_data *d, const char *p, size_t len,
 	return 0;
 
 out_nomem:
-	cli_error("%s: %s", d->path, strerror(ENOMEM));
+	cli_error("%s: %s", t->path, strerror(ENOMEM));
 	return -1;
 }
 
@@ -111,299 +168,389 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/*
- * Group the events by thread, each thread's in recording order (the
- * order of the file: qsort is not stable, so sort (tid, index) pairs).
- */
-struct order {
-	int32_t tid;
-	size_t i;
-};
-
-static int cmp_order(const void *a, const void *b)
+static int cmp_thread(const void *a, const void *b)
 {
-	const struct order *x = a, *y = b;
+	const struct trace_thread *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int group_threads(struct lpt_data *d, struct lpt_rec_thread *names,
-			 size_t nnames)
+static size_t tid_slot(const struct trace *t, int32_t tid)
 {
-	struct order *o;
-	struct lpt_event *sorted;
-	size_t i, j;
+	size_t i = ((uint32_t)tid * 0x9e3779b9u) & (t->tidx_cap - 1);
 
-	o = malloc((d->nev ? d->nev : 1) * sizeof(*o));
-	sorted = malloc((d->nev ? d->nev : 1) * sizeof(*sorted));
-	d->threads = calloc(d->nev ? d->nev : 1, sizeof(*d->threads));
-	if (!o || !sorted || !d->threads) {
-		free(o);
-		free(sorted);
-		cli_error("%s: %s", d->path, strerror(ENOMEM));
-		return -1;
-	}
-	for (i = 0; i < d->nev; i++)
-		o[i] = (struct order){ d->ev[i].tid, i };
-	qsort(o, d->nev, sizeof(*o), cmp_order);
-	for (i = 0; i < d->nev; i++)
-		sorted[i] = d->ev[o[i].i];
-	free(o);
-	free(d->ev);
-	d->ev = sorted;
-	for (i = 0; i < d->nev; i = j) {
-		struct lpt_rthread *t = &d->threads[d->nthreads++];
-		size_t k;
+	while (t->tidx[i] && t->threads[t->tidx[i] - 1].tid != tid)
+		i = (i + 1) & (t->tidx_cap - 1);
+	return i;
+}
 
-		for (j = i; j < d->nev && d->ev[j].tid == d->ev[i].tid; j++)
-			;
-		t->tid = d->ev[i].tid;
-		t->ev = &d->ev[i];
-		t->n = j - i;
-		snprintf(t->comm, sizeof(t->comm), "<...>");
-		for (k = 0; k < nnames; k++)
-			if (names[k].tid == t->tid)
-				snprintf(t->comm, sizeof(t->comm), "%.16s",
-					 names[k].comm);
-	}
+/* The hash over threads[], rebuilt at twice its size when half full. */
+static int tidx_rebuild(struct trace *t, size_t cap)
+{
+	size_t i;
+
+	free(t->tidx);
+	t->tidx_cap = cap;
+	t->tidx = calloc(cap, sizeof(*t->tidx));
+	if (!t->tidx)
+		return -ENOMEM;
+	for (i = 0; i < t->nthreads; i++)
+		t->tidx[tid_slot(t, t->threads[i].tid)] = i + 1;
 	return 0;
 }
 
+struct trace_thread *trace_thread(const struct trace *t, int32_t tid)
+{
+	size_t i;
+
+	if (!t->tidx_cap)
+		return NULL;
+	i = tid_slot(t, tid);
+	return t->tidx[i] ? &t->threads[t->tidx[i] - 1] : NULL;
+}
+
+/* The thread @tid, added on its first record; NULL on ENOMEM. */
+static struct trace_thread *thread_add(struct trace *t, int32_t tid)
+{
+	struct trace_thread *th = trace_thread(t, tid), *nv;
+
+	if (th)
+		return th;
+	/* threads[] holds half as many as the hash has slots. */
+	if (2 * (t->nthreads + 1) > t->tidx_cap) {
+		size_t cap = t->tidx_cap ? 2 * t->tidx_cap : 64;
+
+		nv = realloc(t->threads, cap / 2 * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		t->threads = nv;
+		if (tidx_rebuild(t, cap))
+			return NULL;
+	}
+	th = &t->threads[t->nthreads++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	strcpy(th->comm, "<...>");
+	t->tidx[tid_slot(t, tid)] = t->nthreads;
+	return th;
+}
+
 /*
- * An EVENTS record at byte @at: one thread's packed events appended to
- * d->ev (capacity *capp), each checked to lie within the record, their
- * number against the record's count.
+ * An EVENTS record at byte @at: its headers checked against its length,
+ * counted to its thread; a thread's first record gives its first event's
+ * time (the only event decoded here).
  */
-static int read_events(struct lpt_data *d, const char *p, size_t len,
-		       size_t at, size_t *capp)
+static int scan_events(struct trace *t, uint64_t at, uint32_t len)
 {
 	struct lpt_rec_events re;
-	struct lpt_pk_state st;
-	const uint64_t *w = (const uint64_t *)(p + sizeof(re));
-	size_t left, n = 0;
+	struct trace_thread *th;
+	const char *p;
 
 	if (len < sizeof(re) || len % 8) {
-		cli_error("%s: corrupt EVENTS record at byte %zu: %zu bytes, not a header and whole words",
-			  d->path, at, len);
+		cli_error("%s: corrupt EVENTS record at byte %llu: %u bytes, not a header and whole words",
+			  t->path, (unsigned long long)at, len);
 		return -1;
 	}
+	p = rd_get(&t->rd, at + sizeof(struct lpt_rec), sizeof(re));
+	if (!p)
+		goto out_errno;
 	memcpy(&re, p, sizeof(re));
-	left = (len - sizeof(re)) / 8;
 	/* Every event takes one word at least: this bounds the count. */
-	if (re.count > left) {
-		cli_error("%s: corrupt EVENTS record at byte %zu: %u events cannot fit in %zu bytes",
-			  d->path, at, re.count, len);
+	if (re.count > (len - sizeof(re)) / 8) {
+		cli_error("%s: corrupt EVENTS record at byte %llu: %u events cannot fit in %u bytes",
+			  t->path, (unsigned long long)at, re.count, len);
 		return -1;
 	}
-	if (d->nev + re.count > *capp) {
-		struct lpt_event *nv;
+	th = thread_add(t, re.tid);
+	if (!th) {
+		errno = ENOMEM;
+		goto out_errno;
+	}
+	if (!th->events && re.count) {
+		size_t n = len - sizeof(re) < 8 * LPT_PK_MAX_WORDS ?
+			   len - sizeof(re) : 8 * LPT_PK_MAX_WORDS;
+		struct lpt_pk_state st;
+		struct lpt_event e;
 
-		*capp = (d->nev + re.count) * 2;
-		nv = realloc(d->ev, *capp * sizeof(*nv));
-		if (!nv) {
-			cli_error("%s: %s", d->path, strerror(ENOMEM));
+		p = rd_get(&t->rd, at + sizeof(struct lpt_rec) + sizeof(re), n);
+		if (!p)
+			goto out_errno;
+		lpt_pk_start(&st);
+		if (!lpt_pk_decode(&st, (const uint64_t *)p, n / 8, re.tid,
+				   &e)) {
+			cli_error("%s: corrupt EVENTS record at byte %llu: event 0 of %u is not a packed event",
+				  t->path, (unsigned long long)at, re.count);
 			return -1;
 		}
-		d->ev = nv;
+		th->first_off = at;
+		th->first_tsc = e.tsc;
+		if (!t->nevents || e.tsc < t->first_tsc)
+			t->first_tsc = e.tsc;
 	}
-	lpt_pk_start(&st);
-	for (n = 0; n < re.count; n++) {
-		unsigned int used = lpt_pk_decode(&st, w, left, re.tid,
-						  &d->ev[d->nev + n]);
+	if (re.count)
+		th->last_off = at;
+	th->events += re.count;
+	t->nevents += re.count;
+	t->nrecords++;
+	return 0;
 
-		if (!used) {
-			cli_error("%s: corrupt EVENTS record at byte %zu: event %zu of %u is not a packed event",
-				  d->path, at, n, re.count);
-			return -1;
-		}
-		w += used;
-		left -= used;
-	}
-	if (left) {
-		cli_error("%s: corrupt EVENTS record at byte %zu: %zu bytes after its %u events",
-			  d->path, at, left * 8, re.count);
+out_errno:
+	cli_error("%s: %s", t->path, strerror(errno));
+	return -1;
+}
+
+/* A record other than EVENTS: its payload, whole. */
+static int read_record(struct trace *t, uint64_t at, const struct lpt_rec *h,
+		       unsigned int flags, struct lpt_rec_thread **names,
+		       size_t *nnames)
+{
+	const char *p;
+
+	if (h->type == LPT_REC_SYMS && (flags & TRACE_NO_SYMS))
+		return 0;
+	p = rd_get(&t->rd, at + sizeof(*h), h->len);
+	if (!p) {
+		cli_error("%s: %s", t->path, strerror(errno));
 		return -1;
 	}
-	d->nev += re.count;
+	switch (h->type) {
+	case LPT_REC_INFO:
+		if (h->len < sizeof(t->info)) {
+			cli_error("%s: corrupt at byte %llu: INFO record of %u bytes",
+				  t->path, (unsigned long long)at, h->len);
+			return -1;
+		}
+		memcpy(&t->info, p, sizeof(t->info));
+		if (t->info.version != LPT_DATA_VERSION ||
+		    t->info.event_size != LPT_PK_EVENT_SIZE) {
+			cli_error("%s: version %u with %u-byte events; this lptrace reads version %u with %u-byte events",
+				  t->path, t->info.version, t->info.event_size,
+				  LPT_DATA_VERSION, LPT_PK_EVENT_SIZE);
+			return -1;
+		}
+		if (t->info.pathlen > h->len - sizeof(t->info))
+			t->info.pathlen = h->len - sizeof(t->info);
+		t->exe = strndup(p + sizeof(t->info), t->info.pathlen);
+		return 0;
+	case LPT_REC_SYMS:
+		return read_syms(t, p, h->len, at);
+	case LPT_REC_THREAD: {
+		struct lpt_rec_thread *nn;
+
+		nn = realloc(*names, (*nnames + 1) * sizeof(**names));
+		if (!nn) {
+			cli_error("%s: %s", t->path, strerror(ENOMEM));
+			return -1;
+		}
+		*names = nn;
+		memset(&nn[*nnames], 0, sizeof(*nn));
+		memcpy(&nn[(*nnames)++], p,
+		       h->len < sizeof(*nn) ? h->len : sizeof(*nn));
+		return 0;
+	}
+	case LPT_REC_CLOCK:
+		memcpy(&t->clk, p, h->len < sizeof(t->clk) ? h->len :
+		       sizeof(t->clk));
+		return 0;
+	case LPT_REC_END:
+		memcpy(&t->end, p, h->len < sizeof(t->end) ? h->len :
+		       sizeof(t->end));
+		return 0;
+	}
 	return 0;
 }
 
 /* Walk the records; every length is checked against what is left. */
-static int read_records(struct lpt_data *d, const char *map, size_t size)
+static int walk_records(struct trace *t, unsigned int flags,
+			struct lpt_rec_thread **names, size_t *nnames)
 {
-	struct lpt_rec_thread *names = NULL;
-	size_t off = LPT_DATA_MAGIC_LEN, nnames = 0, evcap = 0;
-	int seen_info = 0, seen_end = 0, err = -1;
+	uint64_t off = LPT_DATA_MAGIC_LEN, size = t->size;
+	int seen_info = 0, seen_end = 0;
 
 	while (off < size && !seen_end) {
 		struct lpt_rec h;
 		const char *p;
 
 		if (size - off < sizeof(h)) {
-			cli_error("%s: truncated at byte %zu: a record header needs %zu bytes, %zu left",
-				  d->path, off, sizeof(h), size - off);
-			goto out;
+			cli_error("%s: truncated at byte %llu: a record header needs %zu bytes, %llu left",
+				  t->path, (unsigned long long)off, sizeof(h),
+				  (unsigned long long)(size - off));
+			return -1;
 		}
-		memcpy(&h, map + off, sizeof(h));
+		p = rd_get(&t->rd, off, sizeof(h));
+		if (!p) {
+			cli_error("%s: %s", t->path, strerror(errno));
+			return -1;
+		}
+		memcpy(&h, p, sizeof(h));
 		if (h.type < LPT_REC_INFO || h.type > LPT_REC_END) {
-			cli_error("%s: corrupt at byte %zu: unknown record type %u",
-				  d->path, off, h.type);
-			goto out;
+			cli_error("%s: corrupt at byte %llu: unknown record type %u",
+				  t->path, (unsigned long long)off, h.type);
+			return -1;
 		}
 		if (padded(h.len) > size - off - sizeof(h)) {
-			cli_error("%s: truncated at byte %zu: %s record of %u bytes, %zu left",
-				  d->path, off, rec_names[h.type], h.len,
-				  size - off - sizeof(h));
-			goto out;
+			cli_error("%s: truncated at byte %llu: %s record of %u bytes, %llu left",
+				  t->path, (unsigned long long)off,
+				  rec_names[h.type], h.len,
+				  (unsigned long long)(size - off - sizeof(h)));
+			return -1;
 		}
-		p = map + off + sizeof(h);
 		if (!seen_info && h.type != LPT_REC_INFO) {
-			cli_error("%s: corrupt at byte %zu: %s record before INFO",
-				  d->path, off, rec_names[h.type]);
-			goto out;
+			cli_error("%s: corrupt at byte %llu: %s record before INFO",
+				  t->path, (unsigned long long)off,
+				  rec_names[h.type]);
+			return -1;
 		}
-		switch (h.type) {
-		case LPT_REC_INFO:
-			if (h.len < sizeof(d->info)) {
-				cli_error("%s: corrupt at byte %zu: INFO record of %u bytes",
-					  d->path, off, h.len);
-				goto out;
-			}
-			memcpy(&d->info, p, sizeof(d->info));
-			if (d->info.version != LPT_DATA_VERSION ||
-			    d->info.event_size != LPT_PK_EVENT_SIZE) {
-				cli_error("%s: version %u with %u-byte events; this lptrace reads version %u with %u-byte events",
-					  d->path, d->info.version,
-					  d->info.event_size, LPT_DATA_VERSION,
-					  LPT_PK_EVENT_SIZE);
-				goto out;
-			}
-			if (d->info.pathlen > h.len - sizeof(d->info))
-				d->info.pathlen = h.len - sizeof(d->info);
-			d->exe = strndup(p + sizeof(d->info), d->info.pathlen);
-			seen_info = 1;
-			break;
-		case LPT_REC_SYMS:
-			if (read_syms(d, p, h.len, off))
-				goto out;
-			break;
-		case LPT_REC_EVENTS:
-			if (read_events(d, p, h.len, off, &evcap))
-				goto out;
-			break;
-		case LPT_REC_THREAD: {
-			struct lpt_rec_thread *nn;
-
-			nn = realloc(names, (nnames + 1) * sizeof(*names));
-			if (!nn)
-				goto out;
-			names = nn;
-			memset(&names[nnames], 0, sizeof(*names));
-			memcpy(&names[nnames++], p,
-			       h.len < sizeof(*names) ? h.len : sizeof(*names));
-			break;
+		if (h.type == LPT_REC_EVENTS) {
+			if (scan_events(t, off, h.len))
+				return -1;
+		} else if (read_record(t, off, &h, flags, names, nnames)) {
+			return -1;
 		}
-		case LPT_REC_CLOCK:
-			memcpy(&d->clk, p, h.len < sizeof(d->clk) ? h.len :
-			       sizeof(d->clk));
-			break;
-		case LPT_REC_END:
-			memcpy(&d->end, p, h.len < sizeof(d->end) ? h.len :
-			       sizeof(d->end));
+		seen_info = 1;
+		if (h.type == LPT_REC_END) {
 			seen_end = 1;
-			break;
+			t->end_off = off;
 		}
 		off += sizeof(h) + padded(h.len);
 	}
 	if (!seen_end) {
-		cli_error("%s: truncated: %zu bytes and no END record (the program was killed before it finished the file)",
-			  d->path, size);
-		goto out;
+		cli_error("%s: truncated: %llu bytes and no END record (the program was killed before it finished the file)",
+			  t->path, (unsigned long long)size);
+		return -1;
 	}
-	qsort(d->syms, d->nsyms, sizeof(*d->syms), cmp_sym);
-	err = group_threads(d, names, nnames);
-out:
-	free(names);
-	return err;
+	return 0;
 }
 
-int data_open(struct lpt_data *d, const char *path)
-{
-	struct stat st;
-	char *map;
-	int fd, err;
-
-	memset(d, 0, sizeof(*d));
-	d->path = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		cli_error("%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if ((size_t)st.st_size < LPT_DATA_MAGIC_LEN) {
-		cli_error("%s: not an lptrace data file (%lld bytes, no %s magic)",
-			  path, (long long)st.st_size, LPT_DATA_MAGIC);
-		close(fd);
-		return -1;
-	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		cli_error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (memcmp(map, LPT_DATA_MAGIC, LPT_DATA_MAGIC_LEN)) {
-		cli_error("%s: not an lptrace data file (no %s magic)", path,
-			  LPT_DATA_MAGIC);
-		err = -1;
-	} else {
-		err = read_records(d, map, st.st_size);
-	}
-	munmap(map, st.st_size);
-	if (err)
-		data_close(d);
-	return err;
-}
-
-void data_close(struct lpt_data *d)
+/* Threads sorted by tid, named by their THREAD records. */
+static int name_threads(struct trace *t, struct lpt_rec_thread *names,
+			size_t nnames)
 {
 	size_t i;
 
-	for (i = 0; i < d->nsyms; i++)
-		free(d->syms[i].name);
-	free(d->syms);
-	free(d->ev);
-	free(d->threads);
-	free(d->exe);
-	memset(d, 0, sizeof(*d));
+	qsort(t->threads, t->nthreads, sizeof(*t->threads), cmp_thread);
+	if (t->nthreads && tidx_rebuild(t, t->tidx_cap))
+		return -ENOMEM;
+	for (i = 0; i < nnames; i++) {
+		struct trace_thread *th = trace_thread(t, names[i].tid);
+
+		if (th)
+			snprintf(th->comm, sizeof(th->comm), "%.16s",
+				 names[i].comm);
+	}
+	return 0;
 }
 
-const struct data_sym *data_sym_find(const struct lpt_data *d, uint64_t addr)
+static void fill_render(struct trace *t)
 {
-	size_t lo = 0, hi = d->nsyms;
+	const char *slash = t->exe ? strrchr(t->exe, '/') : NULL;
+	struct lpt_render *r = &t->r;
+
+	memset(r, 0, sizeof(*r));
+	r->tsc0 = t->clk.tsc0;
+	r->ns0 = t->clk.ns0;
+	r->tsc1 = t->clk.tsc1;
+	r->ns1 = t->clk.ns1;
+	r->func_name = trace_func_name;
+	r->caller_name = trace_caller_name;
+	r->ctx = t;
+	r->pid = t->info.pid;
+	r->comm = slash ? slash + 1 : t->exe ? t->exe : "?";
+	r->graph = !!(t->info.flags & LPT_INFO_GRAPH);
+	r->total = t->nevents;
+	r->lost = t->end.dropped + t->end.overwritten;
+	r->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int trace_open(struct trace *t, const char *path, unsigned int flags)
+{
+	struct lpt_rec_thread *names = NULL;
+	size_t nnames = 0;
+	struct stat st;
+	const char *p;
+	int err = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0 || fstat(t->fd, &st)) {
+		cli_error("%s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	t->size = st.st_size;
+	if (t->size < LPT_DATA_MAGIC_LEN) {
+		cli_error("%s: not an lptrace data file (%llu bytes, no %s magic)",
+			  path, (unsigned long long)t->size, LPT_DATA_MAGIC);
+		goto out_close;
+	}
+	if (rd_init(&t->rd, t->fd, TRACE_WINDOW)) {
+		cli_error("%s: %s", path, strerror(ENOMEM));
+		goto out_close;
+	}
+	p = rd_get(&t->rd, 0, LPT_DATA_MAGIC_LEN);
+	if (!p) {
+		cli_error("%s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	if (memcmp(p, LPT_DATA_MAGIC, LPT_DATA_MAGIC_LEN)) {
+		cli_error("%s: not an lptrace data file (no %s magic)", path,
+			  LPT_DATA_MAGIC);
+		goto out_close;
+	}
+	if (walk_records(t, flags, &names, &nnames))
+		goto out_close;
+	if (name_threads(t, names, nnames)) {
+		cli_error("%s: %s", path, strerror(ENOMEM));
+		goto out_close;
+	}
+	qsort(t->syms, t->nsyms, sizeof(*t->syms), cmp_sym);
+	fill_render(t);
+	err = 0;
+out_close:
+	free(names);
+	if (err)
+		trace_close(t);
+	return err;
+}
+
+void trace_close(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsyms; i++)
+		free(t->syms[i].name);
+	free(t->syms);
+	free(t->threads);
+	free(t->tidx);
+	free(t->exe);
+	free(t->rd.buf);
+	if (t->path && t->fd >= 0)
+		close(t->fd);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct data_sym *trace_sym_find(const struct trace *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nsyms;
 	const struct data_sym *s;
 
 	while (lo < hi) {		/* first symbol above addr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->syms[mid].addr <= addr)
+		if (t->syms[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	s = &d->syms[lo - 1];
+	s = &t->syms[lo - 1];
 	return addr - s->addr < (s->size ? s->size : 1) ? s : NULL;
 }
 
-const char *data_func_name(void *ctx, uint64_t site, char *buf, size_t n)
+const char *trace_func_name(void *ctx, uint64_t site, char *buf, size_t n)
 {
-	const struct data_sym *s = data_sym_find(ctx, site);
+	const struct data_sym *s = trace_sym_find(ctx, site);
 
 	if (s)
 		return s->name;
@@ -412,9 +559,9 @@ const char *data_func_name(void *ctx, uint64_t site, char *buf, size_t n)
 }
 
 /* A call that ends a function returns just past it: look up ret - 1. */
-const char *data_caller_name(void *ctx, uint64_t ret, char *buf, size_t n)
+const char *trace_caller_name(void *ctx, uint64_t ret, char *buf, size_t n)
 {
-	const struct data_sym *s = data_sym_find(ctx, ret - 1);
+	const struct data_sym *s = trace_sym_find(ctx, ret - 1);
 
 	if (s)
 		return s->name;
@@ -422,24 +569,99 @@ const char *data_caller_name(void *ctx, uint64_t ret, char *buf, size_t n)
 	return buf;
 }
 
-void data_render(const struct lpt_data *d, struct lpt_render *r)
+uint64_t trace_ns(const struct trace *t, uint64_t tsc)
 {
-	const char *slash = d->exe ? strrchr(d->exe, '/') : NULL;
+	return lpt_render_ns(&t->r, tsc);
+}
 
-	memset(r, 0, sizeof(*r));
-	r->t = d->threads;
-	r->nthreads = d->nthreads;
-	r->tsc0 = d->clk.tsc0;
-	r->ns0 = d->clk.ns0;
-	r->tsc1 = d->clk.tsc1;
-	r->ns1 = d->clk.ns1;
-	r->func_name = data_func_name;
-	r->caller_name = data_caller_name;
-	r->ctx = (void *)d;
-	r->pid = d->info.pid;
-	r->comm = slash ? slash + 1 : d->exe ? d->exe : "?";
-	r->graph = !!(d->info.flags & LPT_INFO_GRAPH);
-	r->total = d->nev;
-	r->lost = d->end.dropped + d->end.overwritten;
-	r->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+int cursor_init(struct cursor *c, struct trace *t, int32_t tid,
+		size_t window)
+{
+	const struct trace_thread *th = tid < 0 ? NULL : trace_thread(t, tid);
+
+	memset(c, 0, sizeof(*c));
+	c->t = t;
+	c->tid = tid;
+	c->off = th ? th->first_off : LPT_DATA_MAGIC_LEN;
+	c->stop = th ? th->last_off + 1 : t->end_off;
+	if (rd_init(&c->rd, t->fd, window)) {
+		cli_error("%s: %s", t->path, strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
+void cursor_free(struct cursor *c)
+{
+	free(c->rd.buf);
+	c->rd.buf = NULL;
+}
+
+/* The next EVENTS record of the cursor's thread: 1, 0 at the end, -1. */
+static int next_record(struct cursor *c)
+{
+	while (c->off < c->stop) {
+		struct lpt_rec h;
+		struct lpt_rec_events re;
+		const char *p;
+
+		/* trace_open checked every length: the headers are there. */
+		p = rd_get(&c->rd, c->off, sizeof(h) + sizeof(re));
+		if (!p) {
+			cli_error("%s: %s", c->t->path, strerror(errno));
+			return -1;
+		}
+		memcpy(&h, p, sizeof(h));
+		memcpy(&re, p + sizeof(h), sizeof(re));
+		c->rec_off = c->off;
+		c->off += sizeof(h) + padded(h.len);
+		if (h.type != LPT_REC_EVENTS || !re.count ||
+		    (c->tid >= 0 && re.tid != c->tid))
+			continue;
+		c->rec_tid = re.tid;
+		c->pos = c->rec_off + sizeof(h) + sizeof(re);
+		c->rec_end = c->rec_off + sizeof(h) + h.len;
+		c->count = c->left = re.count;
+		lpt_pk_start(&c->st);
+		return 1;
+	}
+	return 0;
+}
+
+int cursor_next(struct cursor *c, struct lpt_event *e)
+{
+	size_t avail;
+	unsigned int used;
+	const char *p;
+	int r;
+
+	if (!c->left) {
+		r = next_record(c);
+		if (r <= 0)
+			return r;
+	}
+	avail = c->rec_end - c->pos;
+	if (avail > 8 * LPT_PK_MAX_WORDS)
+		avail = 8 * LPT_PK_MAX_WORDS;
+	p = rd_get(&c->rd, c->pos, avail);
+	if (!p) {
+		cli_error("%s: %s", c->t->path, strerror(errno));
+		return -1;
+	}
+	used = lpt_pk_decode(&c->st, (const uint64_t *)p, avail / 8,
+			     c->rec_tid, e);
+	if (!used) {
+		cli_error("%s: corrupt EVENTS record at byte %llu: event %u of %u is not a packed event",
+			  c->t->path, (unsigned long long)c->rec_off,
+			  c->count - c->left, c->count);
+		return -1;
+	}
+	c->pos += 8 * used;
+	if (!--c->left && c->pos != c->rec_end) {
+		cli_error("%s: corrupt EVENTS record at byte %llu: %llu bytes after its %u events",
+			  c->t->path, (unsigned long long)c->rec_off,
+			  (unsigned long long)(c->rec_end - c->pos), c->count);
+		return -1;
+	}
+	return 1;
 }

@@ -188,7 +188,7 @@ def test_entry_only_report_and_graph(graph_prog, tmp_path):
     assert re.search(rf"^# callers of g_tail1 \(calls\)\n +{GRAPH_LOOPS}  main$", out, re.M)
     # time needs exits
     bad = lptrace("report", "-i", data, "-s", "self", check=False)
-    assert bad.returncode == 1 and "no times (record with --graph)" in bad.stderr
+    assert bad.returncode == 2 and "no times (record with --graph)" in bad.stderr
 
 
 def test_graph_command_tree(graph_prog, tmp_path):
@@ -248,7 +248,7 @@ def test_crash_dumps_rings(graph_prog, tmp_path):
 
 def one_error(path, *cmd):
     proc = lptrace(*cmd, "-i", path, check=False)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     return lines[0]
@@ -313,7 +313,7 @@ def test_packed_events_round_trip(tmp_path, cc):
 
 def test_record_without_runtime(tmp_path):
     proc, _ = record(tmp_path, "true", check=False)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "wrote no" in proc.stderr and "liblptrace.a" in proc.stderr
 
 
@@ -447,3 +447,189 @@ def test_report_demangles_cxx(tmp_path, runtime_lib):
     assert rows == [("3", "int ns::add<int>(int, int)"), ("1", "main"),
                     ("3", "ns::counter::bump(int)"), ("3", "ns::twice(int)"),
                     ("3", "ns::twice(long)")]
+
+
+# ---------------------------------------------------------------------------
+# The command line: one option table, exit codes 0 / 2, one error line
+
+
+def test_cli_help_and_errors(tmp_path):
+    for cmd in ("record", "report", "graph", "dump", "replay", "info"):
+        out = lptrace(cmd, "--help").stdout
+        assert out.startswith(f"usage: lptrace {cmd} "), out
+    assert "--graph" in lptrace("record", "--help").stdout
+    assert "--graph" not in lptrace("report", "--help").stdout
+    missing = tmp_path / "nonexistent"
+    for args, line in (
+            (("report", "-i", missing),
+             f"lptrace: {missing}: No such file or directory"),
+            (("report", "-x"),
+             "lptrace: report: unrecognized option '-x' (see 'lptrace report --help')"),
+            (("record", "-F", "a*,b*", "--", "true"),
+             "lptrace: record: the runtime takes one -F glob (LPTRACE_FILTER); "
+             "record with one that covers them and filter when reading "
+             "(report -F a*,b*) (see 'lptrace record --help')"),
+            (("dump", "-i", missing),
+             "lptrace: dump: expected --text, --chrome or --folded (see 'lptrace dump --help')")):
+        proc = lptrace(*args, check=False)
+        assert proc.returncode == 2 and proc.stdout == "", describe(proc)
+        assert proc.stderr.splitlines() == [line]
+
+
+# ---------------------------------------------------------------------------
+# Read-time filters, replay, info, folded stacks
+
+
+def rows_of(data, *opts):
+    return report(data, "-s", "name", *opts)[0]
+
+
+def test_read_filters(graph_prog, tmp_path):
+    """-F keeps a function and what it calls, -N drops both, -D counts
+    from the -F function, -t keeps the long calls; each against the
+    calls main() makes (tests/runtime/graph.c)."""
+    _, data = record(tmp_path, graph_prog, "--graph")
+    n = GRAPH_LOOPS
+    full = rows_of(data)
+    tail = {"g_tail1": [n], "g_tail2": [n], "g_leaf": [n]}
+    assert rows_of(data, "-F", "g_tail1") == tail
+    both = {**tail, "g_float": [n]}
+    assert rows_of(data, "-F", "g_tail1,g_float") == both
+    assert rows_of(data, "-F", "g_tail1", "-F", "g_float") == both
+    assert rows_of(data, "-F", "g_tail*,g_fl*") == both
+    assert rows_of(data, "-F", "g_tail1", "-D", "2") == {"g_tail1": [n], "g_tail2": [n]}
+    assert rows_of(data, "-D", "1") == {"main": [1]}
+    assert rows_of(data, "-t", "200ms") == {"main": [1], "g_slow": [1]}
+    no_tail = rows_of(data, "-N", "g_tail1")
+    assert "g_tail1" not in no_tail and "g_tail2" not in no_tail
+    assert no_tail["g_leaf"] == [full["g_leaf"][0] - n]
+    assert {k: v for k, v in no_tail.items() if k != "g_leaf"} == \
+        {k: v for k, v in full.items() if k not in ("g_tail1", "g_tail2", "g_leaf")}
+    # the filtered function's tree, and the same under -N of a callee
+    out = lptrace("graph", "-i", data, "-N", "g_leaf", "g_tail1").stdout.splitlines()
+    assert [ln.split(":")[1].strip() for ln in out[1:]] == ["g_tail1", "+-g_tail2"]
+
+
+REPLAY_LINE = re.compile(r"^ *(?:[\d.]+ [nmu ]s)? +\[ *(\d+)\] \| ( *)(.*)$")
+
+
+def replay_lines(data, *opts):
+    """replay's lines as (tid, depth, kind, name), like graph_lines."""
+    out = lptrace("replay", "-i", data, *opts).stdout.splitlines()
+    assert out[0] == "# DURATION     TID     FUNCTION"
+    lines = []
+    for line in out[1:]:
+        m = REPLAY_LINE.match(line)
+        assert m, f"bad line {line!r}"
+        tid, depth, body = int(m.group(1)), len(m.group(2)) // 2, m.group(3)
+        if body.endswith("() {"):
+            lines.append((tid, depth, "open", body[:-4]))
+        elif body.endswith("();"):
+            lines.append((tid, depth, "leaf", body[:-3]))
+        else:
+            m2 = re.match(r"^\} // (\S+)$", body)
+            assert m2, f"bad line {line!r}"
+            lines.append((tid, depth, "close", m2.group(1)))
+    return lines
+
+
+def test_replay(graph_prog, tmp_path):
+    """replay nests as the program called (the same calls, in the same
+    order, as the ftrace text, which the tests above hold to the
+    program), and -F shows a function's own subtree from depth 0."""
+    _, data = record(tmp_path, graph_prog, "--graph")
+    lines = replay_lines(data)
+    check_balanced(lines)
+    assert lines == graph_lines(data)
+    names = [(d, k, nm) for _, d, k, nm in lines]
+    i = names.index((1, "open", "g_tail1"))
+    assert names[i:i + 4] == [(1, "open", "g_tail1"), (2, "open", "g_tail2"),
+                              (3, "leaf", "g_leaf"), (2, "close", "g_tail2")]
+    sub = [(d, k, nm) for _, d, k, nm in replay_lines(data, "-F", "g_tail1")]
+    assert sub == [(0, "open", "g_tail1"), (1, "open", "g_tail2"),
+                   (2, "leaf", "g_leaf"), (1, "close", "g_tail2"),
+                   (0, "close", "g_tail1")] * GRAPH_LOOPS
+
+
+def test_info(graph_prog, tmp_path):
+    proc, data = record(tmp_path, graph_prog, "--graph")
+    out = lptrace("info", "-i", data).stdout
+    fields = dict(re.findall(r"^(\w[\w ]*?):\s+(.*)$", out, re.M))
+    events = end_record(data)[0]
+    assert fields["program"] == str(graph_prog)
+    assert fields["mode"] == "function graph (entries and exits)"
+    assert fields["events"] == f"{events} (END record: {events})"
+    assert fields["losses"].startswith("dropped 0, overwritten 0, recursed 0")
+    assert fields["ended"] == "normally" and fields["threads"] == "1"
+    m = re.search(r"^ +(\d+)  (\S+) +(\d+) events$", out, re.M)
+    assert m and int(m.group(3)) == events
+    assert re.search(rf"^lptrace: {re.escape(str(data))}: {events} events from 1 threads, 0 dropped$",
+                     proc.stderr, re.M)
+    assert int(fields["functions"].split()[0]) >= 15
+
+
+def test_folded(graph_prog, tmp_path):
+    """Folded stacks: main's paths, and their self times add up to the
+    time of main (its "X" event in the Chrome JSON, to the ns)."""
+    _, data = record(tmp_path, graph_prog, "--graph")
+    out = lptrace("dump", "--folded", "-i", data).stdout.splitlines()
+    stacks = {}
+    for line in out:
+        stack, ns = line.rsplit(" ", 1)
+        assert stack not in stacks
+        stacks[stack] = int(ns)
+    assert "main;g_tail1;g_tail2;g_leaf" in stacks
+    assert all(s == "main" or s.startswith("main;") for s in stacks)
+    doc = json.loads(lptrace("dump", "--chrome", "-i", data).stdout)
+    main = [e for e in doc["traceEvents"] if e.get("name") == "main"]
+    assert len(main) == 1 and main[0]["ph"] == "X"
+    assert sum(stacks.values()) == round(main[0]["dur"] * 1000)
+    no_tail2 = lptrace("dump", "--folded", "-N", "g_tail2", "-i", data).stdout
+    assert "g_tail2" not in no_tail2 and "\nmain;g_tail1 " in no_tail2
+
+
+def test_chrome_time_range(graph_prog, tmp_path):
+    """-r keeps the calls that start in the window, as counted from the
+    whole dump."""
+    _, data = record(tmp_path, graph_prog, "--graph")
+    def events(*opts):
+        doc = json.loads(lptrace("dump", "--chrome", "-i", data, *opts).stdout)
+        return [e for e in doc["traceEvents"] if e["ph"] != "M"]
+    full = events()
+    t0 = min(e["ts"] for e in full)
+    # g_slow sleeps 300 ms: the window before it and the one after
+    slow = next(e for e in full if e["name"] == "g_slow")
+    cut = (slow["ts"] - t0) / 1000 + 1          # ms, just after g_slow starts
+    early = events("-r", f"0ns~{int(cut)}ms")
+    late = events("-r", f"{int(cut)}ms~")
+    want_early = [e for e in full if e["ts"] - t0 < int(cut) * 1000]
+    assert len(early) == len(want_early) and len(early) + len(late) == len(full)
+    assert "g_slow" in {e["name"] for e in early}
+    assert all(e["ts"] - t0 >= int(cut) * 1000 for e in late)
+
+
+def test_tid_filter_and_memory(demo_prog, tmp_path):
+    """The demo's four worker threads: each thread's report adds up to
+    the whole, replay --tid shows one thread, and report's peak memory
+    stays small (it holds functions and open calls, not the events)."""
+    data = tmp_path / "mt.data"
+    run([demo_prog / "demo"], env={"LPTRACE_FILTER": "*", "LPTRACE_GRAPH": "1",
+                                   "LPTRACE_DATA": data})
+    info = lptrace("info", "-i", data).stdout
+    tids = [int(t) for t, _ in re.findall(r"^ +(\d+)  \S+ +(\d+) events$", info, re.M)]
+    assert len(tids) >= 4
+    total = {k: sum(v) for k, v in rows_of(data).items()}
+    summed = {}
+    for tid in tids:
+        for k, v in rows_of(data, "--tid", str(tid)).items():
+            summed[k] = summed.get(k, 0) + sum(v)
+    assert summed == total
+    lines = replay_lines(data, "--tid", str(tids[1]))
+    assert lines and {t for t, _, _, _ in lines} == {tids[1]}
+    if not shutil.which("/usr/bin/time"):
+        return
+    events = end_record(data)[0]
+    proc = run(["/usr/bin/time", "-f", "maxrss_kb=%M", LPTRACE, "report",
+                "-i", data])
+    kb = int(re.search(r"maxrss_kb=(\d+)", proc.stderr).group(1))
+    assert events > 500000 and kb < 16 * 1024, (events, kb)
