@@ -124,7 +124,6 @@ vmlinux_of() {
 		echo "$1/vmlinux"
 	fi
 }
-}
 # The binutils tool TOOL (nm, objcopy) a build uses.
 tool_of() {
 	if [ "$2" = clang ]; then

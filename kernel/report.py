@@ -44,7 +44,9 @@ def one_run(pairs):
     newest = max(p.get("run_start", "") for p in pairs)
     keep = [p for p in pairs if p.get("run_start", "") == newest]
     left = [name(p) for p in pairs if p.get("run_start", "") != newest]
-    keep.sort(key=lambda p: (p["version"] != "6.12", ORDER.get(p["arch"], 9),
+    # newest version first, then by architecture and toolchain
+    keep.sort(key=lambda p: ([-int(x) for x in p["version"].split(".")],
+                             ORDER.get(p["arch"], 9),
                              p["toolchain"]))
     return keep, left
 

@@ -130,9 +130,11 @@ commit_tool_parts() {
 			echo "$f" >>"$seen"
 			git -C "$tree" add -f "scripts/linkpass/$f"
 		done
-		# the last part also hooks the folder into Kbuild
+		# the first part adds the folder's MAINTAINERS entry, the
+		# last one hooks the folder into Kbuild
+		[ "$p" != "${parts[0]}" ] || git -C "$tree" add -f MAINTAINERS
 		if [ "$p" = "$last" ]; then
-			git -C "$tree" add -A -f scripts/linkpass scripts/Makefile MAINTAINERS
+			git -C "$tree" add -A -f scripts/linkpass scripts/Makefile
 		fi
 		git -C "$tree" commit -q -F <(part_msg "$p")
 		n=$(git -C "$tree" show --numstat --format= HEAD | awk '{ s += $1 } END { print s + 0 }')

@@ -35,13 +35,20 @@ build/checkpatch/%/scripts/checkpatch.pl:
 		$*/scripts/checkpatch.pl $*/scripts/spelling.txt \
 		$*/scripts/const_structs.checkpatch
 
+# The newest series is also checked whole, as it would be mailed: its
+# tool patches are made from linkpass/ (kernel/series.sh generate, which
+# needs the kernel's source: fetched once into the kernel test's cache).
+CHECKPATCH_SERIES ?= 7.3
+
 checkpatch:
 	@if [ ! -f $(CHECKPATCH) ] && [ ! -f $(CHECKPATCH_TAR) ]; then \
 		echo "checkpatch: skipped: no $(CHECKPATCH) and no $(CHECKPATCH_TAR) (scripts/install-deps.sh kernel installs linux-source-6.12)"; \
 		exit 0; \
 	fi; \
 	$(MAKE) -s $(CHECKPATCH) && \
-	scripts/checkpatch-linkpass.sh $(abspath $(CHECKPATCH)) $(CHECKPATCH_FILES)
+	kernel/series.sh generate $(CHECKPATCH_SERIES) build/series/$(CHECKPATCH_SERIES) && \
+	scripts/checkpatch-linkpass.sh $(abspath $(CHECKPATCH)) $(CHECKPATCH_FILES) \
+		$$(ls build/series/$(CHECKPATCH_SERIES)/0*.patch | grep -v /0000-cover-letter.patch)
 
 # make test checks the style too (it skips when no source is at hand)
 test: checkpatch
