@@ -178,6 +178,12 @@ write_facts() {
 		echo "pl_stock_ms=$pl_stock_ms"
 		echo "pl_lp_scans_check=$pl_lp_scans_check"
 		echo "pl_least_ms=$pl_least_ms"
+		# the linked image the checks read (vmlinux.unstripped on 7.x)
+		# and the stripped vmlinux, in bytes
+		echo "image_stock=$(stat -c %s "$sv")"
+		echo "image_lp=$(stat -c %s "$ov")"
+		echo "vmlinux_stock=$(stat -c %s "$(bdir_of stock)/vmlinux")"
+		echo "vmlinux_lp=$(stat -c %s "$(bdir_of lp)/vmlinux")"
 		# a fact whose feature the config lacks stays empty
 		for k in boot_converted: boot_update_us: mod_converted: \
 			 graph_func: kprobe_lines:KPROBE_EVENTS kprobe_refused:KPROBE_EVENTS \
