@@ -16,11 +16,11 @@
 #include "anchor.h"
 #include "compiler.h"
 #include "entries.h"
+#include "hooks.h"
 #include "mcount.h"
 #include "namefilter.h"
 #include "order.h"
 #include "patchable.h"
-#include "stripped.h"
 #include "relocs.h"
 #include "table_read.h"
 #include "util.h"
@@ -78,6 +78,20 @@ static bool before_sec(const struct site *x, const struct site *y)
 static bool before_addr(const struct site *x, const struct site *y)
 {
 	return x->addr != y->addr ? x->addr < y->addr : x->shndx < y->shndx;
+}
+
+/*
+ * For the scan without reasons: note the entry-style call @s, dropped
+ * for lying at no function entry (r->unentered).
+ */
+static void note_unentered(struct scan_result *r, const struct site *s)
+{
+	if (r->nunentered == r->capunentered) {
+		r->capunentered = r->capunentered ? 2 * r->capunentered : 16;
+		r->unentered = xrealloc(r->unentered, r->capunentered *
+					sizeof(*r->unentered));
+	}
+	r->unentered[r->nunentered++] = *s;
 }
 
 /* A new site at the end of the worker's array. */
@@ -878,25 +892,6 @@ static bool dead_body(struct image *im, const struct funcs *f,
 	return pos == s->addr;
 }
 
-/*
- * Where the mcount call follows the prologue (aarch64, riscv64): only
- * prologue code, no call or return, may lie between the function's
- * entry and its first mcount call (arch->prologue_ok).
- */
-static bool prologue_before(const struct image *im, const struct section *sec,
-			    const struct func *fn, const struct site *s)
-{
-	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
-
-	if (!im->arch->prologue_ok)
-		return true;
-	if (fn->start < base || s->addr < fn->start ||
-	    s->addr - base > sec->sh.sh_size)
-		return false;
-	return im->arch->prologue_ok(sec->bytes, fn->start - base,
-				     s->addr - base);
-}
-
 static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			       const struct funcs *f, const struct site *s,
 			       const struct site *prev,
@@ -914,15 +909,14 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	fn = funcs_lookup(f, s->shndx, s->addr, hint);
 	if (!fn)
 		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
-	if (s->entry_style) {
-		if (s->addr != funcs_entry(im, sec, fn, s->addr))
-			return DROP_NOT_ENTRY;
-	} else if (*last_func == fn) {
-		/* mcount is called once, after the prologue */
+	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))
 		return DROP_NOT_ENTRY;
-	} else if (!prologue_before(im, sec, fn, s)) {
+	/* -pg without -mfentry: the full tool's rule, or none */
+	if (!s->entry_style && !extras()->mcount_verdict)
 		return DROP_NOT_ENTRY;
-	}
+	if (!s->entry_style &&
+	    extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT)
+		return DROP_NOT_ENTRY;
 	*last_func = fn;
 	return SITE_KEPT;
 }
@@ -1055,7 +1049,7 @@ static enum fast_verdict pad_at(const struct image *im,
 /*
  * filter_fast() over candidates [@from, @to): the kept ones into @kept
  * (*@nkept of them), the entry-style calls at no function entry noted
- * in @notes (stripped_note()).  Returns -1 at a site that needs judge().
+ * in @notes (note_unentered()).  Returns -1 at a site that needs judge().
  */
 static int filter_range(const struct image *im, const uint8_t *traced,
 			const struct entry_set *e, const struct site *cand,
@@ -1084,7 +1078,7 @@ static int filter_range(const struct image *im, const uint8_t *traced,
 			kept[(*nkept)++] = *s;
 			prev = &kept[*nkept - 1];
 		} else if (s->entry_style) {
-			stripped_note(notes, s);	/* stripped.c decides */
+			note_unentered(notes, s);	/* stripped.c decides */
 		}
 	}
 	return 0;
@@ -1177,7 +1171,7 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		memmove(kept + nkept, h.kept, h.nkept * sizeof(*kept));
 		nkept += h.nkept;
 		for (i = 0; !ret && i < h.notes.nunentered; i++)
-			stripped_note(r, &h.notes.unentered[i]);
+			note_unentered(r, &h.notes.unentered[i]);
 		free(h.notes.unentered);
 	}
 	if (ret < 0) {
@@ -1225,139 +1219,6 @@ static int filter(struct image *im, const uint8_t *traced,
 		sort_sites(r->dropped, r->ndropped, im->nsecs, true, false);
 	}
 	return 0;
-}
-
-/*
- * Does @f mark a page of [@from, @to] (which overlaps [f->lo, f->hi])?
- * True at once for a range of more than two pages: the binary searches
- * cost less than testing each page of a huge (malformed) symbol.
- */
-static bool pages_marked(const struct branch_filter *f, uint64_t from,
-			 uint64_t to)
-{
-	uint64_t b = from < f->lo ? 0 : (from - f->lo) >> f->shift;
-	uint64_t e = ((to > f->hi ? f->hi : to) - f->lo) >> f->shift;
-
-	if (e - b > 1)
-		return true;
-	for (; b <= e; b++)
-		if (f->bucket[b / 64] >> (b % 64) & 1)
-			return true;
-	return false;
-}
-
-/* The first of the @n sites @v at or after (@shndx, @addr). */
-static size_t first_site_at(const struct site *v, size_t n, uint32_t shndx,
-			    uint64_t addr)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (v[mid].shndx < shndx ||
-		    (v[mid].shndx == shndx && v[mid].addr < addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Of the calls the fast filter dropped for lying at no function entry
- * (r->unentered, in (section, address) order), how many does no function
- * symbol cover?  One pass over the symbols: each function's range
- * [start, end) is found among those calls by two binary searches and
- * counted into a difference array, so a malformed image of huge
- * overlapping symbols costs n log n, not n * m.  What the sorted
- * function index would tell for these few calls, without building it.
- * (The index looks at most 8 nested starts back; this looks at every
- * symbol.)  Most symbols are nowhere near these calls: a bit per 4 KiB
- * page that holds one rules out a symbol on one or two pages at once.
- */
-static size_t count_uncovered(const struct image *im,
-			      const struct scan_result *r)
-{
-	const struct site *v = r->unentered;
-	size_t n = r->nunentered, i, a, b, left = 0;
-	long *cover = xcalloc(n + 1, sizeof(*cover)), depth = 0;
-	struct branch_filter f = { .lo = UINT64_MAX, .shift = 12 };
-	uint64_t *bucket = NULL, k, last;
-	struct symbol local;
-	const struct symbol *s;
-
-	for (i = 0; i < n; i++) {
-		f.lo = v[i].addr < f.lo ? v[i].addr : f.lo;
-		f.hi = v[i].addr > f.hi ? v[i].addr : f.hi;
-	}
-	if (n && (f.hi - f.lo) >> f.shift < ((uint64_t)1 << 26)) {
-		bucket = xcalloc(((f.hi - f.lo) >> f.shift) / 64 + 1,
-				 sizeof(*bucket));
-		for (i = 0; i < n; i++) {
-			k = (v[i].addr - f.lo) >> f.shift;
-			bucket[k / 64] |= 1ULL << (k % 64);
-		}
-		f.bucket = bucket;
-	}
-	for (i = 1; i < im->nsyms; i++) {
-		if (im->syms_decoded) {
-			s = &im->syms[i];
-		} else {
-			image_sym_get(im, i, &local);	/* the scan read it */
-			s = &local;
-		}
-		if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) ||
-		    s->shndx == SHN_UNDEF || s->shndx >= im->nsecs ||
-		    !s->name[0])
-			continue;
-		/* its last byte (a size past the address space: to the end) */
-		last = !s->size ? s->value :
-		       s->size - 1 > UINT64_MAX - s->value ? UINT64_MAX :
-		       s->value + (s->size - 1);
-		if (last < f.lo || s->value > f.hi)
-			continue;
-		if (bucket && !pages_marked(&f, s->value, last))
-			continue;
-		a = first_site_at(v, n, s->shndx, s->value);
-		b = last == UINT64_MAX ? first_site_at(v, n, s->shndx + 1, 0) :
-		    first_site_at(v, n, s->shndx, last + 1);
-		cover[a]++;
-		cover[b]--;
-	}
-	for (i = 0; i < n; i++) {
-		depth += cover[i];
-		left += depth <= 0;
-	}
-	free(cover);
-	free(bucket);
-	return left;
-}
-
-/*
- * Never drop live sites silently: with local symbols discarded, every
- * static function looks like code no function covers.  A linked image
- * with no local function symbol, and calls in traced sections that no
- * function symbol covers, is refused.  Judged by the fast filter, only
- * the calls at no function entry need looking at: the covered ones are
- * inside functions, and no candidate for stripped.c.
- */
-static int check_local_symbols(const struct image *im, struct scan_result *r)
-{
-	size_t n = r->stats.verdicts[DROP_NO_FUNC] +
-		   r->stats.verdicts[DROP_DEAD_BODY];
-
-	if (im->ehdr.e_type == ET_REL || im->nlocal_funcs)
-		return 0;
-	if (!r->explained && r->nunentered) {
-		n = count_uncovered(im, r);
-		if (!n)
-			r->nunentered = 0;
-	}
-	if (!n)
-		return 0;
-	return lp_error(im->path, im->symtab->name,
-			"no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu call site%s in traced sections lie%s in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
-			n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 }
 
 /*
@@ -1622,11 +1483,15 @@ int scan_image(struct image *im, const struct scan_opts *o,
 		   o->threads, r) < 0)
 		goto out_free;
 	r->stats.ns_filter = now_ns() - t0;
-	if (check_local_symbols(im, r) < 0)
-		goto out_free;
-	/* the same for objects stripped before the link (stripped.c) */
-	if (stripped_start(im, r, want->stripped_later ? o->threads : 1,
-			   &r->stripped) < 0)
+	/*
+	 * Never drop a live site silently: with local symbols discarded
+	 * from the image, or from objects before the link, a static
+	 * function looks like dead code.  The full tool's (stripped.c):
+	 * the kernel keeps every local symbol, for kallsyms.
+	 */
+	if (extras()->stripped_start &&
+	    extras()->stripped_start(im, r, want->stripped_later ?
+				     o->threads : 1, &r->stripped) < 0)
 		goto out_free;
 	ret = want->stripped_later ? 0 : scan_finish(r);
 
@@ -1648,15 +1513,19 @@ out_free:
 
 int scan_finish(struct scan_result *r)
 {
-	int ret = stripped_finish(r->stripped, &r->stats);
+	int ret = 0;
 
+	if (r->stripped)
+		ret = extras()->stripped_finish(r->stripped, &r->stats);
 	r->stripped = NULL;
 	return ret;
 }
 
 void scan_result_free(struct scan_result *r)
 {
-	stripped_cancel(r->stripped);	/* its thread may still be running */
+	/* its thread may still be running */
+	if (r->stripped)
+		extras()->stripped_cancel(r->stripped);
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);
