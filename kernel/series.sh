@@ -10,9 +10,10 @@
 #                                    commit, made the same way each time)
 #   series.sh apply VERSION TREE     git am the series onto TREE, a work
 #                                    tree of that commit, then verify
-#   series.sh verify VERSION TREE    TREE's scripts/linkpass/ holds this
-#                                    repository's linkpass sources, byte
-#                                    for byte (else the series is stale)
+#   series.sh verify VERSION TREE    TREE's scripts/linkpass/ holds the
+#                                    files linkpass/kernel-files lists,
+#                                    byte for byte, and no other .c or .h
+#                                    (else the series is stale)
 #   series.sh refresh VERSION DEV    rewrite kernel/series/VERSION from
 #                                    DEV, a git tree whose checked-out
 #                                    branch is the pristine commit plus
@@ -70,18 +71,21 @@ cmd_pristine() {
 }
 
 cmd_verify() {
-	local tree=$2 f bad=0
-	for f in "$repo"/linkpass/*.c "$repo"/linkpass/*.h "$repo"/include/*.h; do
-		if ! cmp -s "$f" "$tree/scripts/linkpass/$(basename "$f")"; then
-			echo "series.sh: $tree/scripts/linkpass/$(basename "$f"): differs from ${f#"$repo"/}" >&2
+	local tree=$2 f bad=0 files
+	files=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/linkpass/kernel-files")
+	for f in $files; do
+		if ! cmp -s "$repo/$f" "$tree/scripts/linkpass/$(basename "$f")"; then
+			echo "series.sh: $tree/scripts/linkpass/$(basename "$f"): differs from $f" >&2
 			bad=1
 		fi
 	done
 	for f in "$tree"/scripts/linkpass/*.[ch]; do
-		[ -e "$repo/linkpass/$(basename "$f")" ] || [ -e "$repo/include/$(basename "$f")" ] || {
-			echo "series.sh: $f: not in this repository's linkpass/" >&2
-			bad=1
-		}
+		[ -e "$f" ] || continue
+		case " $(echo $files) " in
+		*"/$(basename "$f") "*) continue ;;
+		esac
+		echo "series.sh: $f: not in linkpass/kernel-files" >&2
+		bad=1
 	done
 	[ $bad = 0 ] || die "the series of Linux $1 carries another linkpass than this repository's: run kernel/series.sh refresh $1 DEV"
 }
