@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86_64 and i386.  A traced function starts (after an optional
+ * x86_64 (i386, the full tool's, shares these rules: arch-i386.c).
+ * A traced function starts (after an optional
  * endbr64/endbr32) with "call __fentry__", or calls mcount after its
  * prologue.  The call is e8 rel32; in a PIE the compiler calls through
  * the GOT (ff 15), which the linker relaxes into "addr32 call" (67 e8).
@@ -11,7 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "arch.h"
+#include "arch-x86.h"
 #include "compiler.h"
 #include "x86-insn.h"
 
@@ -71,21 +72,7 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	return CALL_REL32;
 }
 
-static enum call_form i386_call_at(const uint8_t *code, uint64_t size,
-				   uint64_t off, uint32_t type,
-				   uint64_t *start)
-{
-	if (off < 1 || off + 4 > size)
-		return CALL_NONE;
-	if (type != R_386_PC32 && type != R_386_PLT32)
-		return CALL_NONE;
-	if (code[off - 1] != X86_OP_CALL)
-		return CALL_NONE;
-	*start = off - 1;
-	return CALL_REL32;
-}
-
-static unsigned int x86_call_len(enum call_form f)
+unsigned int x86_call_len(enum call_form f)
 {
 	switch (f) {
 	case CALL_REL32:
@@ -99,7 +86,7 @@ static unsigned int x86_call_len(enum call_form f)
 	}
 }
 
-static unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
+unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
 {
 	if (avail >= X86_ENDBR_LEN &&
 	    (!memcmp(p, endbr64, X86_ENDBR_LEN) ||
@@ -114,7 +101,7 @@ static unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
  * 66/2e prefixes.  Used to tell a dead function body (an overridden
  * weak function, which follows padding) from stray code.
  */
-static unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
+unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
 {
 	unsigned int n = 0, modrm, mod, rm, len;
 
@@ -139,43 +126,16 @@ static unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
 }
 
 /* The nop of a patchable pad: any nop form, not int3 or zeros. */
-static unsigned int x86_pad_nop_len(const uint8_t *p, uint64_t avail)
+unsigned int x86_pad_nop_len(const uint8_t *p, uint64_t avail)
 {
 	if (!avail || p[0] == X86_OP_INT3 || p[0] == 0x00)
 		return 0;
 	return x86_padding_len(p, avail);
 }
 
-/*
- * 32-bit assemblers also pad with "lea 0(%esi),%esi"-style no-ops and
- * "mov %esi,%esi".
- */
-static const uint8_t *const i386_nops[] = {
-	(const uint8_t *)"\x89\xf6",
-	(const uint8_t *)"\x8d\x76\x00",
-	(const uint8_t *)"\x8d\x74\x26\x00",
-	(const uint8_t *)"\x8d\xb6\x00\x00\x00\x00",
-	(const uint8_t *)"\x8d\xb4\x26\x00\x00\x00\x00",
-	(const uint8_t *)"\x8d\xbc\x27\x00\x00\x00\x00",
-};
-
-static const unsigned int i386_nop_len[] = { 2, 3, 4, 6, 7, 7 };
-
-static unsigned int i386_padding_len(const uint8_t *p, uint64_t avail)
-{
-	unsigned int n = x86_padding_len(p, avail);
-	size_t i;
-
-	for (i = 0; !n && i < ARRAY_SIZE(i386_nop_len); i++)
-		if (avail >= i386_nop_len[i] &&
-		    !memcmp(p, i386_nops[i], i386_nop_len[i]))
-			n = i386_nop_len[i];
-	return n;
-}
-
 /* e8 rel32, or the relaxed GOT call 67 e8 rel32. */
-static unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
-				    uint64_t addr, uint64_t *target)
+unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
+			     uint64_t addr, uint64_t *target)
 {
 	unsigned int n = 0;
 	int32_t rel;
@@ -218,21 +178,4 @@ const struct arch arch_x86_64 = {
 	.direct_call = x86_direct_call,
 	.site_nop = x86_site_nop,
 	.none_reloc = R_X86_64_NONE,
-};
-
-const struct arch arch_i386 = {
-	.name = "i386",
-	.machine = EM_386,
-	.elfclass = ELFCLASS32,
-	.rela = false,
-	.addr_size = 4,
-	.abs_reloc = R_386_32,
-	.relative_reloc = R_386_RELATIVE,
-	.asm_word = ".long",
-	.call_at = i386_call_at,
-	.call_len = x86_call_len,
-	.entry_prefix = x86_entry_prefix,
-	.padding_len = i386_padding_len,
-	.pad_nop_len = x86_pad_nop_len,
-	.direct_call = x86_direct_call,
 };

@@ -75,14 +75,6 @@ struct arch {
 	 */
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
-	/*
-	 * Architectures whose mcount call follows the prologue (aarch64,
-	 * riscv64): may the bytes [@from, @to) of @code, from a function's
-	 * entry to its first mcount call, precede that call?  False when
-	 * they hold a call or a return, so the call is not the one the
-	 * compiler put in the prologue.  NULL: no such check (x86).
-	 */
-	bool (*prologue_ok)(const uint8_t *code, uint64_t from, uint64_t to);
 	/* The call instruction(s) a CALL_BAD relocation should be on. */
 	const char *call_insn;
 	/*
@@ -96,13 +88,16 @@ struct arch {
 	uint32_t none_reloc;
 };
 
-/* The architectures of the table, for messages. */
-#define ARCH_SUPPORTED "x86_64, i386, aarch64, riscv64"
 
-/* One table per architecture (arch-x86.c, arch-arm64.c, arch-riscv.c). */
+/*
+ * One table per architecture (arch-x86.c, arch-arm64.c, arch-riscv.c;
+ * the full tool's arch-i386.c, through hooks.h).
+ */
 extern const struct arch arch_x86_64, arch_i386, arch_aarch64, arch_riscv64;
 
 /* The architecture table entry for an ELF machine/class, or NULL. */
 const struct arch *arch_find(uint16_t machine, uint8_t elfclass);
+/* The names of the architectures, "x86_64, aarch64, ...", for messages. */
+const char *arch_names(char *buf, size_t len);
 
 #endif

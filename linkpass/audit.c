@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prologue.h"
 #include "mcount.h"
 #include "options.h"
 #include "patchable.h"
@@ -115,7 +116,7 @@ int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 	if (o->patchable && !o->pad_n)
 		return lp_error(im->path, "options",
 				"byte-level audit of patchable entries: give the pad's geometry, --patchable-entries=N,M as in -fpatchable-function-entry=N,M");
-	if (!o->patchable && im->arch->prologue_ok)
+	if (!o->patchable && prologue_rule(im->ehdr.e_machine))
 		return lp_error(im->path, "ELF header",
 				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function (kernels there use --patchable-entries=N,M)",
 				im->arch->name);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "audit.h"
 #include "commands.h"
 #include "compiler.h"
@@ -14,6 +15,7 @@
 #include "hooks.h"
 #include "mcount.h"
 #include "options.h"
+#include "prologue.h"
 #include "stripped.h"
 #include "table_write.h"
 #include "util.h"
@@ -135,11 +137,15 @@ static const struct command commands[] = {
 	{ "sites", cmd_sites, CMD_SITES, ONE_IMAGE, "IMAGE" },
 };
 
+static const struct arch *const arches[] = { &arch_i386 };
+
 const struct extras extras_table = {
 	.commands = commands,
 	.ncommands = ARRAY_SIZE(commands),
 	.opts = opts,
 	.nopts = ARRAY_SIZE(opts),
+	.arches = arches,
+	.narches = ARRAY_SIZE(arches),
 	.mcount_verdict = mcount_verdict,
 	.stripped_start = stripped_begin,
 	.stripped_finish = stripped_finish,

@@ -11,18 +11,12 @@
 
 struct anchors;
 struct funcs;
-struct func;
 struct image;
 struct options;
 struct scan_result;
 struct section;
 struct site;
 struct stripped_check;
-
-/* prologue.c: the verdict of an mcount call after the prologue */
-int mcount_verdict(const struct image *im, const struct section *sec,
-		   const struct func *fn, const struct site *s,
-		   const struct func *last);
 
 /*
  * locals.c: refuse an image without local symbols that needs them,

@@ -71,6 +71,7 @@ static int check_header(struct image *im, enum image_kind kind)
 {
 	const char *p = im->path;
 	uint8_t cls, data;
+	char names[64];
 
 	if (elf_kind(im->elf) != ELF_K_ELF)
 		return lp_error(p, "ELF header", "not an ELF file");
@@ -86,7 +87,8 @@ static int check_header(struct image *im, enum image_kind kind)
 	if (!im->arch)
 		return lp_error(p, "ELF header",
 				"unsupported machine %u with ELF class %u (supported: %s)",
-				im->ehdr.e_machine, cls, ARCH_SUPPORTED);
+				im->ehdr.e_machine, cls,
+				arch_names(names, sizeof(names)));
 	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
 	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
 		return lp_error(p, "ELF header",
