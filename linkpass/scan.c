@@ -1390,20 +1390,120 @@ static struct worker *make_workers(struct image *im, const uint8_t *is_mcount,
 	return w;
 }
 
+/* What one scan_image() holds while it runs (scan_run_free()). */
+struct scan_run {
+	struct image *im;
+	const struct scan_opts *o;
+	struct scan_result *r;
+	uint8_t *traced;	/* by section: does the policy trace it? */
+	uint8_t *is_mcount;	/* by symbol: enum mcount_kind */
+	bool fast;		/* no reasons wanted: the entry set, not funcs */
+	struct entry_set e;
+	struct site *cand;	/* the relocations' candidate sites */
+	size_t ncand;
+	bool cand_sorted;
+};
+
+/*
+ * The mcount symbols, and in the same pass the entry set (unless every
+ * drop is to be explained: then the sorted function index), the anchor
+ * candidates and the table's bounds.
+ */
+static int symbols_phase(struct scan_run *s, const struct scan_want *want)
+{
+	struct image *im = s->im;
+	struct scan_result *r = s->r;
+	struct sym_pass p = { 0 };
+	uint64_t t0 = now_ns();
+
+	if (want->reasons && image_symbols(im) < 0)
+		return -1;
+	s->traced = traced_sections(im, s->o);
+	s->fast = !want->reasons;
+	if (s->fast) {
+		init_entry_set(im, s->o, s->traced, &s->e);
+		p.e = &s->e;
+	}
+	if (want->anchors) {
+		r->anchors = xmalloc(sizeof(*r->anchors));
+		anchor_cands_init(r->anchors, im);
+		p.anchors = r->anchors;
+	}
+	s->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	p.is_mcount = s->is_mcount;
+	p.bounds = want->bounds;
+	if (run_symbol_pass(im, s->o, &p) < 0)
+		return -1;
+	if (want->bounds)
+		want->bounds->looked = true;
+	/* with reasons: the sorted index of functions, for judge() */
+	if (!s->fast) {
+		if (image_symbols(im) < 0)
+			return -1;
+		funcs_build(im, &r->funcs);
+	}
+	r->stats.ns_symbols = now_ns() - t0;
+	/* peak memory: the symbols are read; keep only what is needed */
+	if (p.anchors)
+		anchor_cands_hold(p.anchors, im);
+	image_release_globals(im);
+	return 0;
+}
+
+/*
+ * Every reference to an mcount symbol in the code relocations, read in
+ * parallel (the workers), into s->cand.
+ */
+static int relocs_phase(struct scan_run *s)
+{
+	struct scan_result *r = s->r;
+	struct relocs *rels = NULL;
+	struct chunk *chunks;
+	struct worker *w;
+	size_t nrels, total, i;
+	uint64_t t0 = now_ns();
+	int nw, ret = -1;
+
+	/* the code relocation sections, checked */
+	if (collect_relocs(s->im, &rels, &nrels, &total) < 0)
+		goto out_free_rels;
+	nw = thread_count(s->o, total);
+	w = make_workers(s->im, s->is_mcount, nw);
+	chunks = make_chunks(s->im, rels, nrels, total, w, nw);
+	run_workers(w, nw);
+	r->stats.ns_relocs = now_ns() - t0;
+	r->stats.relsecs = nrels;
+	r->stats.relocs = total;
+	r->stats.threads = nw;
+	ret = report_bad(s->im, w, nw);
+	if (!ret)
+		s->cand = gather(w, nw, &r->stats, &s->ncand, &s->cand_sorted);
+	for (i = 0; i < (size_t)nw; i++)
+		free(w[i].out);
+	free(w);
+	free(chunks);
+out_free_rels:
+	free(rels);
+	return ret;
+}
+
+static void scan_run_free(struct scan_run *s)
+{
+	free(s->is_mcount);
+	free(s->traced);
+	if (s->fast)
+		entries_free(&s->e);
+}
+
+/*
+ * The scan's passes, in order.  Returns 0, -1 after an error line, or
+ * 1 (nothing reported) when patchable_scan() must decide (find.c).
+ */
 int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
-	struct relocs *rels = NULL;
-	struct worker *w = NULL;
-	struct chunk *chunks = NULL;
-	uint8_t *is_mcount = NULL, *traced = NULL;
-	struct entry_set e = { 0 };
-	struct site *cand;
-	size_t nrels = 0, total = 0, ncand = 0, i;
-	struct sym_pass p = { 0 };
-	bool fast = false, sorted;
-	uint64_t t0;
-	int nw = 0, ret = -1;
+	struct scan_run s = { .im = im, .o = o, .r = r };
+	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
@@ -1413,76 +1513,22 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (o->patchable && (want->reasons || im->ehdr.e_type == ET_REL ||
 			     !patchable_candidates_ok(im)))
 		return 1;
-	/*
-	 * The mcount symbols, and in the same pass the entry set (unless
-	 * every drop is to be explained: then the sorted function index)
-	 * and the anchor candidates.
-	 */
-	t0 = now_ns();
-	if (want->reasons && image_symbols(im) < 0)
+	/* the symbol pass: mcount symbols, entry set, anchors, bounds */
+	if (symbols_phase(&s, want) < 0)
 		goto out_free;
-	traced = traced_sections(im, o);
-	if (!want->reasons) {
-		init_entry_set(im, o, traced, &e);
-		p.e = &e;
-	}
-	if (want->anchors) {
-		r->anchors = xmalloc(sizeof(*r->anchors));
-		anchor_cands_init(r->anchors, im);
-		p.anchors = r->anchors;
-	}
-	is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	p.is_mcount = is_mcount;
-	p.bounds = want->bounds;
-	if (run_symbol_pass(im, o, &p) < 0)
-		goto out_free;
-	if (want->bounds)
-		want->bounds->looked = true;
-	/* with reasons: the sorted index of functions, for judge() */
-	fast = p.e;
-	if (!fast) {
-		if (image_symbols(im) < 0)
-			goto out_free;
-		funcs_build(im, &r->funcs);
-	}
-	r->stats.ns_symbols = now_ns() - t0;
-	/* peak memory: the symbols are read; keep only what is needed */
-	if (p.anchors)
-		anchor_cands_hold(p.anchors, im);
-	image_release_globals(im);
-
-	/* --patchable-entries: the compiler's list gives the sites */
+	/* the sites: the compiler's patchable list, or the relocations */
 	if (o->patchable) {
-		ret = pad_sites(im, o, traced, &e, r);
+		ret = pad_sites(im, o, s.traced, &s.e, r);
 		goto out_free;
 	}
-
-	/* the code relocation sections, checked */
-	t0 = now_ns();
-	if (collect_relocs(im, &rels, &nrels, &total) < 0)
+	if (relocs_phase(&s) < 0)
 		goto out_free;
-	r->stats.ns_relocs = now_ns() - t0;
-
-	/* every reference to them in the code relocations, in parallel */
-	t0 = now_ns();
-	nw = thread_count(o, total);
-	w = make_workers(im, is_mcount, nw);
-	chunks = make_chunks(im, rels, nrels, total, w, nw);
-	run_workers(w, nw);
-	r->stats.ns_relocs += now_ns() - t0;
-	r->stats.relsecs = nrels;
-	r->stats.relocs = total;
-	r->stats.threads = nw;
-	if (report_bad(im, w, nw) < 0)
+	/* filter and sort: calls at live functions' entries, traced sections */
+	r->stats.ns_filter = now_ns();
+	if (filter(im, s.traced, s.fast ? &s.e : NULL, s.cand, s.ncand,
+		   s.cand_sorted, o->threads, r) < 0)
 		goto out_free;
-
-	/* keep the calls at live function entries in traced sections */
-	t0 = now_ns();
-	cand = gather(w, nw, &r->stats, &ncand, &sorted);
-	if (filter(im, traced, fast ? &e : NULL, cand, ncand, sorted,
-		   o->threads, r) < 0)
-		goto out_free;
-	r->stats.ns_filter = now_ns() - t0;
+	r->stats.ns_filter = now_ns() - r->stats.ns_filter;
 	/*
 	 * Never drop a live site silently: with local symbols discarded
 	 * from the image, or from objects before the link, a static
@@ -1494,18 +1540,8 @@ int scan_image(struct image *im, const struct scan_opts *o,
 				     o->threads : 1, &r->stripped) < 0)
 		goto out_free;
 	ret = want->stripped_later ? 0 : scan_finish(r);
-
 out_free:
-	if (w)
-		for (i = 0; i < (size_t)nw; i++)
-			free(w[i].out);
-	free(w);
-	free(chunks);
-	free(rels);
-	free(is_mcount);
-	free(traced);
-	if (p.e)
-		entries_free(p.e);
+	scan_run_free(&s);
 	if (ret)
 		scan_result_free(r);	/* callers free only a result */
 	return ret;
