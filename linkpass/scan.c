@@ -7,7 +7,6 @@
  */
 #include "scan.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +66,6 @@ struct worker {
 	bool unsorted;		/* out is not in (section, address) order */
 	size_t nbad;
 	struct bad_reloc bad;	/* the first one */
-	pthread_t tid;
 };
 
 static bool before_sec(const struct site *x, const struct site *y)
@@ -409,7 +407,6 @@ struct sym_half {
 	struct entry_set e;
 	size_t from, to;
 	int ret;
-	pthread_t tid;
 };
 
 static void *sym_half_run(void *arg)
@@ -512,8 +509,7 @@ static bool symbol_pass_threads(const struct image *im,
  * The halves mark different is_mcount bytes and keep their own anchor
  * candidates, bounds, counts and entry maps, merged after.  (Sharing
  * the maps, each bit set with an atomic OR, made the pass no faster
- * than one thread: docs/benchmarks.md, section 5.4h.)  Returns 1 when
- * no second thread could be started (nothing done), else as
+ * than one thread: docs/benchmarks.md, section 5.4h.)  Returns as
  * symbol_pass().
  */
 static int symbol_pass_parallel(const struct image *im,
@@ -547,13 +543,7 @@ static int symbol_pass_parallel(const struct image *im,
 		h[1].p.bounds = &h[1].bounds;
 	}
 	h[1].twin_of = p->e;
-	if (pthread_create(&h[1].tid, NULL, sym_half_run, &h[1])) {
-		if (p->anchors)
-			anchor_cands_free(&h[1].anchors);
-		return 1;
-	}
-	sym_half_run(&h[0]);
-	pthread_join(h[1].tid, NULL);
+	run_jobs(h, 2, sizeof(h[0]), sym_half_run);
 	if (h[0].ret < 0 || h[1].ret < 0)
 		ret = -1;	/* the caller decodes and starts again */
 	p->nlocal_funcs = h[0].p.nlocal_funcs + h[1].p.nlocal_funcs;
@@ -1084,7 +1074,7 @@ static int filter_range(const struct image *im, const uint8_t *traced,
 	return 0;
 }
 
-/* The upper half of a parallel filter_fast(), on its own thread. */
+/* One half of a parallel filter_fast(). */
 struct filter_half {
 	const struct image *im;
 	const uint8_t *traced;
@@ -1096,7 +1086,6 @@ struct filter_half {
 	struct scan_result notes;	/* only its unentered list */
 	bool kept_unsorted;
 	int ret;
-	pthread_t tid;
 };
 
 static void *filter_half_run(void *arg)
@@ -1149,30 +1138,32 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		       bool *kept_unsorted)
 {
 	struct site *kept = xmalloc((n ? n : 1) * sizeof(*kept));
-	struct filter_half h = { .im = im, .traced = traced, .e = e,
-				 .cand = cand, .to = n };
-	size_t nkept, i;
-	int ret;
+	size_t cut = filter_split(cand, n, threads), nkept = 0, i;
+	struct filter_half h[2];
+	int k, nh = cut ? 2 : 1, ret = 0;
 
-	h.from = filter_split(cand, n, threads);
-	h.kept = kept + h.from;
-	if (h.from && pthread_create(&h.tid, NULL, filter_half_run, &h))
-		h.from = 0;	/* no thread: all below */
-	ret = filter_range(im, traced, e, cand, 0, h.from ? h.from : n, kept,
-			   &nkept, r, kept_unsorted);
-	if (h.from) {
-		pthread_join(h.tid, NULL);
-		if (h.ret < 0)
+	for (k = 0; k < 2; k++)
+		h[k] = (struct filter_half){ .im = im, .traced = traced,
+					     .e = e, .cand = cand };
+	h[0].to = cut ? cut : n;
+	h[0].kept = kept;
+	h[1].from = cut;
+	h[1].to = n;
+	h[1].kept = kept + cut;
+	run_jobs(h, (size_t)nh, sizeof(h[0]), filter_half_run);
+	/* the halves joined in order: kept sites, order, notes */
+	for (k = 0; k < nh; k++) {
+		if (h[k].ret < 0)
 			ret = -1;
-		if (!ret && nkept && h.nkept &&
-		    before_addr(&h.kept[0], &kept[nkept - 1]))
+		if (!ret && nkept && h[k].nkept &&
+		    before_addr(&h[k].kept[0], &kept[nkept - 1]))
 			*kept_unsorted = true;
-		*kept_unsorted |= h.kept_unsorted;
-		memmove(kept + nkept, h.kept, h.nkept * sizeof(*kept));
-		nkept += h.nkept;
-		for (i = 0; !ret && i < h.notes.nunentered; i++)
-			note_unentered(r, &h.notes.unentered[i]);
-		free(h.notes.unentered);
+		*kept_unsorted |= h[k].kept_unsorted;
+		memmove(kept + nkept, h[k].kept, h[k].nkept * sizeof(*kept));
+		nkept += h[k].nkept;
+		for (i = 0; !ret && i < h[k].notes.nunentered; i++)
+			note_unentered(r, &h[k].notes.unentered[i]);
+		free(h[k].notes.unentered);
 	}
 	if (ret < 0) {
 		free(kept);
@@ -1307,23 +1298,6 @@ static int pad_sites(struct image *im, const struct scan_opts *o,
 out_unsure:
 	free(cand);
 	return 1;
-}
-
-/* Run the workers over the chunks, on threads where there are several. */
-static void run_workers(struct worker *w, int nw)
-{
-	int i;
-
-	for (i = 1; i < nw; i++)
-		if (pthread_create(&w[i].tid, NULL, worker_run, &w[i])) {
-			/* run it here instead */
-			w[i].tid = 0;
-			worker_run(&w[i]);
-		}
-	worker_run(&w[0]);
-	for (i = 1; i < nw; i++)
-		if (w[i].tid)
-			pthread_join(w[i].tid, NULL);
 }
 
 /* Gather the workers' candidates into one array. */
@@ -1470,7 +1444,7 @@ static int relocs_phase(struct scan_run *s)
 	nw = thread_count(s->o, total);
 	w = make_workers(s->im, s->is_mcount, nw);
 	chunks = make_chunks(s->im, rels, nrels, total, w, nw);
-	run_workers(w, nw);
+	run_jobs(w, (size_t)nw, sizeof(*w), worker_run);
 	r->stats.ns_relocs = now_ns() - t0;
 	r->stats.relsecs = nrels;
 	r->stats.relocs = total;
