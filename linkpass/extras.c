@@ -20,6 +20,10 @@
 #include "table_write.h"
 #include "util.h"
 
+/* The usage's last word on options: --anchor is scan's and check's. */
+#define USAGE_NOTE \
+	"check also accepts --anchor, so that one option list serves scan and check.\n"
+
 static bool parse_long(const char *s, long min, long *out)
 {
 	char *end;
@@ -131,7 +135,6 @@ static const struct opt opts[] = {
 		    "also list every dropped reference with its reason"),
 };
 
-
 static const struct command commands[] = {
 	{ "dump", cmd_dump, CMD_DUMP, ONE_IMAGE, "IMAGE" },
 	{ "sites", cmd_sites, CMD_SITES, ONE_IMAGE, "IMAGE" },
@@ -156,5 +159,5 @@ const struct extras extras_table = {
 	.forced_anchor = forced_anchor,
 	.table_write_asm = table_write_asm,
 	.scan_stats = scan_print_stats,
-	.usage_note = "check also accepts --anchor, so that one option list serves scan and check.\n",
+	.usage_note = USAGE_NOTE,
 };
