@@ -4,24 +4,27 @@
 # kernel/export.sh TREE
 #
 # Writes linkpass into the Linux source tree TREE as an in-tree host
-# program: scripts/linkpass/ gets a copy of this repository's linkpass/
-# sources and the include/ headers they use (unchanged, byte for byte,
-# so that kernel/test-kernel.sh can verify a series against them), a
-# .gitignore for the program, and a Kbuild makefile that builds them
+# program: scripts/linkpass/ gets a copy of the files linkpass/kernel-files
+# lists, the kernel's subset of linkpass (scan, obj, check and nop, and
+# what they need; the include/ headers they use too), unchanged, byte
+# for byte, so that kernel/series.sh can verify a series against them;
+# a .gitignore for the program, and a Kbuild makefile that builds them
 # with HOSTCC and libelf when CONFIG_FTRACE_MCOUNT_USE_LINKPASS is set,
-# as objtool and sorttable are built.  scripts/Makefile descends into
+# as objtool and sorttable are built.  Its object list is the list's
+# .c files.  scripts/Makefile descends into
 # it, and MAINTAINERS gets the folder's entry.  Other files a series adds
 # to the folder are left alone.  The files this repository keeps are
 # the one source of truth: a series' tool patch is made from this output
-# (kernel/series.sh refresh), never edited.
+# (kernel/series.sh generate), never edited.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
-# The kernel set: the repository-relative paths of the files copied.
+# The kernel set: the repository-relative paths of the files copied,
+# as linkpass/kernel-files lists them (# starts a comment).
 kernel_set() {
-	(cd "$repo" && ls linkpass/*.c linkpass/*.h include/*.h)
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/linkpass/kernel-files"
 }
 if [ "${1:-}" = --list ]; then
 	kernel_set
@@ -35,11 +38,12 @@ tree=$1
 dst=$tree/scripts/linkpass
 mkdir -p "$dst"
 rm -f "$dst"/*.[ch] "$dst/Makefile"
-for f in $(kernel_set); do
-	cp "$repo/$f" "$dst/"
+files=$(kernel_set)
+for f in $files; do
+	cp "$repo/$f" "$dst/" || { echo "export.sh: $f: listed in linkpass/kernel-files, cannot copy" >&2; exit 1; }
 done
 
-objs=$(cd "$dst" && ls -- *.c | LC_ALL=C sort | sed 's/\.c$/.o/' | tr '\n' ' ' | sed 's/ $//')
+objs=$(for f in $files; do basename "$f"; done | sed -n 's/\.c$/.o/p' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 {
 	cat <<'EOF'
 # SPDX-License-Identifier: GPL-2.0

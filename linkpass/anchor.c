@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hooks.h"
 #include "util.h"
 
 const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
@@ -76,36 +77,6 @@ void anchor_cands_hold(struct anchor_cands *c, const struct image *im)
 }
 
 /*
- * A shared library's image-wide anchor into a->ehdr, when a segment
- * loads the ELF header.  Once the table refers to it, the image defines
- * __ehdr_start itself; then both values must agree.
- */
-static int ehdr_anchor(struct image *im, struct anchors *a)
-{
-	static const char *const name[] = { ANCHOR_EHDR };
-	struct symbol def;
-	uint64_t addr;
-	bool found;
-	int ret;
-
-	ret = image_ehdr_addr(im, &addr);
-	if (ret <= 0)
-		return ret;
-	if (image_find_symbols(im, name, 1, &def, &found) < 0)
-		return -1;
-	if (found && def.value != addr)
-		return lp_error(im->path, ANCHOR_EHDR,
-				"value 0x%llx is not the address of the ELF header (0x%llx, from the PT_LOAD at file offset 0)",
-				(unsigned long long)def.value,
-				(unsigned long long)addr);
-	a->ehdr = (struct symbol){
-		.name = ANCHOR_EHDR, .value = addr, .shndx = SHN_ABS,
-		.type = STT_NOTYPE, .bind = STB_LOCAL, .vis = STV_HIDDEN,
-	};
-	return 0;
-}
-
-/*
  * The image-wide anchor, for a section without a global symbol of its
  * own: in a shared library __ehdr_start, else a well-known start
  * symbol, else the first eligible symbol.
@@ -139,12 +110,10 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 
 /*
  * Why no anchor could be chosen.  (__ehdr_start is ANCHOR_EHDR: the
- * messages spell it so that each stays one string to grep for.)
+ * messages spell it so that each stays one string to grep for.)  A
+ * shared library's are the full tool's: the kernel's set never reads
+ * a dynamic section, so no image is interposable there.
  */
-#define ANCHOR_PREEMPTIBLE \
-	"anchor symbol is exported from a shared library, so the dynamic linker may bind it in another object; leave out --anchor (the entries are then relative to __ehdr_start)"
-#define ANCHOR_UNREACHABLE \
-	"anchor symbol is local, hidden, an IFUNC or not in an allocated section, so the table object cannot refer to it; choose another with --anchor"
 #define NO_SAFE_ANCHOR \
 	"no anchor that another object cannot preempt: no segment loads the ELF header, so there is no __ehdr_start, and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)"
 #define NO_ANCHOR \
@@ -155,7 +124,6 @@ int anchors_choose(struct image *im, const char *forced,
 		   struct anchor_cands *cands, struct anchors *a)
 {
 	struct anchor_cands own = { 0 };
-	const struct symbol *s;
 	bool *used;
 	size_t i;
 
@@ -163,25 +131,10 @@ int anchors_choose(struct image *im, const char *forced,
 	a->by_shndx = xcalloc(im->nsecs, sizeof(*a->by_shndx));
 	a->list = xcalloc(im->nsecs + 1, sizeof(*a->list));
 
+	/* --anchor SYM: the full tool's (anchor_dso.c) */
 	if (forced && strcmp(forced, "auto")) {
-		if (image_symbols(im) < 0)
+		if (extras()->forced_anchor(im, forced, nsites, a) < 0)
 			goto out_free_anchors;
-		s = image_find_symbol(im, forced);
-		if (!s) {
-			lp_error(im->path, forced,
-				 "anchor symbol is not defined in the image; choose another with --anchor");
-			goto out_free_anchors;
-		}
-		if (!anchor_eligible(im, s)) {
-			lp_error(im->path, forced, "%s",
-				 im->interposable && anchor_exported(s) ?
-				 ANCHOR_PREEMPTIBLE : ANCHOR_UNREACHABLE);
-			goto out_free_anchors;
-		}
-		for (i = 0; i < im->nsecs; i++)
-			a->by_shndx[i] = s;
-		if (nsites)
-			add_distinct(a, s);
 		return 0;
 	}
 
@@ -193,7 +146,8 @@ int anchors_choose(struct image *im, const char *forced,
 			anchor_cands_add(&own, im, &im->syms[i], (uint32_t)i);
 		cands = &own;
 	}
-	if (im->interposable && ehdr_anchor(im, a) < 0)
+	/* a shared library's anchor: the full tool's (anchor_dso.c) */
+	if (im->interposable && extras()->ehdr_anchor(im, a) < 0)
 		goto out_free_anchors;
 	used = xcalloc(im->nsecs, sizeof(*used));
 	for (i = 0; i < nsites; i++)

@@ -10,7 +10,8 @@
  *
  * (docs/design.md, "Per-architecture site rules", has the evidence.)
  * The site is the bl; the rule is the first mcount call of a live
- * function with no call or return before it.  Instructions are 4 bytes,
+ * function with no call or return before it (prologue.c: the kernel
+ * has patchable entries instead).  Instructions are 4 bytes,
  * little-endian, 4-byte aligned.
  *
  * With -fpatchable-function-entry the entry holds nops (d503201f),
@@ -26,14 +27,9 @@
 #define A64_BTI_C	0xd503245fu
 #define A64_BTI_JC	0xd50324dfu
 #define A64_PACIASP	0xd503233fu
-/* b / bl imm26: bit 31 tells them apart */
-#define A64_B_MASK	0x7c000000u
-#define A64_B_BITS	0x14000000u
+/* bl imm26 */
 #define A64_BL_MASK	0xfc000000u
 #define A64_BL_BITS	0x94000000u
-/* unconditional branch (register): br, blr, ret, eret and PAC forms */
-#define A64_BR_MASK	0xfe000000u
-#define A64_BR_BITS	0xd6000000u
 
 static uint32_t a64_insn(const uint8_t *p)
 {
@@ -110,20 +106,6 @@ static unsigned int a64_direct_call(const uint8_t *p, uint64_t avail,
 	return A64_INSN_LEN;
 }
 
-static bool a64_prologue_ok(const uint8_t *code, uint64_t from, uint64_t to)
-{
-	uint64_t pc;
-
-	for (pc = from; pc + A64_INSN_LEN <= to; pc += A64_INSN_LEN) {
-		uint32_t insn = a64_insn(code + pc);
-
-		if ((insn & A64_B_MASK) == A64_B_BITS ||
-		    (insn & A64_BR_MASK) == A64_BR_BITS)
-			return false;
-	}
-	return true;
-}
-
 const struct arch arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -139,6 +121,5 @@ const struct arch arch_aarch64 = {
 	.padding_len = a64_padding_len,
 	.pad_nop_len = a64_pad_nop_len,
 	.direct_call = a64_direct_call,
-	.prologue_ok = a64_prologue_ok,
 	.call_insn = "bl",
 };

@@ -29,11 +29,6 @@
 #define RV_REG_RA	1u
 #define RV_NOP		0x00000013u	/* addi x0, x0, 0 */
 #define RV_C_NOP	0x0001u
-/* c.j, and c.jr / c.jalr (rs1 != 0, rs2 == 0) */
-#define RV_C_J_MASK	0xe003u
-#define RV_C_J_BITS	0xa001u
-#define RV_C_JR_MASK	0xe07fu
-#define RV_C_JR_BITS	0x8002u
 
 static uint32_t rv_insn(const uint8_t *p)
 {
@@ -44,12 +39,6 @@ static uint32_t rv_insn(const uint8_t *p)
 static uint16_t rv_half(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-/* Length of the instruction whose first half-word is @h. */
-static unsigned int rv_len(uint16_t h)
-{
-	return (h & 3) == 3 ? 4 : 2;
 }
 
 static enum call_form rv_call_at(const uint8_t *code, uint64_t size,
@@ -137,33 +126,6 @@ static unsigned int rv_direct_call(const uint8_t *p, uint64_t avail,
 	return 4;
 }
 
-static bool rv_prologue_ok(const uint8_t *code, uint64_t from, uint64_t to)
-{
-	uint64_t pc = from;
-
-	while (pc + 2 <= to) {
-		uint16_t h = rv_half(code + pc);
-
-		if (rv_len(h) == 2) {
-			if ((h & RV_C_J_MASK) == RV_C_J_BITS ||
-			    ((h & RV_C_JR_MASK) == RV_C_JR_BITS &&
-			     ((h >> 7) & 31)))
-				return false;
-			pc += 2;
-			continue;
-		}
-		if (pc + 4 > to)
-			break;
-		switch (rv_insn(code + pc) & RV_OP_MASK) {
-		case RV_OP_JAL:
-		case RV_OP_JALR:
-			return false;
-		}
-		pc += 4;
-	}
-	return true;
-}
-
 const struct arch arch_riscv64 = {
 	.name = "riscv64",
 	.machine = EM_RISCV,
@@ -179,6 +141,5 @@ const struct arch arch_riscv64 = {
 	.padding_len = rv_padding_len,
 	.pad_nop_len = rv_pad_nop_len,
 	.direct_call = rv_direct_call,
-	.prologue_ok = rv_prologue_ok,
 	.call_insn = "call (auipc ra + jalr ra, or jal ra)",
 };

@@ -2,19 +2,44 @@
 /* The architecture table: one entry per arch-*.c file. */
 #include "arch.h"
 
-#include "compiler.h"
+#include <stdio.h>
 
+#include "compiler.h"
+#include "hooks.h"
+
+/* The kernel's; hooks.h adds the full tool's (i386). */
 static const struct arch *const arches[] = {
-	&arch_x86_64, &arch_i386, &arch_aarch64, &arch_riscv64,
+	&arch_x86_64, &arch_aarch64, &arch_riscv64,
 };
+
+/* Entry @i of the kernel's arches then the full tool's, or NULL. */
+static const struct arch *arch_at(size_t i)
+{
+	if (i < ARRAY_SIZE(arches))
+		return arches[i];
+	i -= ARRAY_SIZE(arches);
+	return i < extras()->narches ? extras()->arches[i] : NULL;
+}
 
 const struct arch *arch_find(uint16_t machine, uint8_t elfclass)
 {
+	const struct arch *a;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(arches); i++)
-		if (arches[i]->machine == machine &&
-		    arches[i]->elfclass == elfclass)
-			return arches[i];
+	for (i = 0; (a = arch_at(i)); i++)
+		if (a->machine == machine && a->elfclass == elfclass)
+			return a;
 	return NULL;
+}
+
+const char *arch_names(char *buf, size_t len)
+{
+	const struct arch *a;
+	size_t i, at = 0;
+
+	buf[0] = 0;
+	for (i = 0; (a = arch_at(i)) && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i ? ", " : "", a->name);
+	return buf;
 }

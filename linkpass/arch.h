@@ -30,46 +30,8 @@ enum call_form {
 			 */
 };
 
-/* What a code or data relocation says about the address it refers to. */
-enum ref_kind {
-	REF_NONE,	/* not an address (GOT slot, TLS, size, ...) */
-	REF_ABS,	/* the field holds S + A: the address itself */
-	REF_PCREL,	/* a 4-byte field of S + A - P at the end of an
-			 * instruction: the address is S + A + 4
-			 */
-};
-
-/*
- * The branch destinations next_branch() reports: those in [lo, hi]
- * whose 2^shift-byte bucket (counted from lo) has its bit set in
- * @bucket, or every one in [lo, hi] when @bucket is NULL.
- */
-struct branch_filter {
-	uint64_t lo, hi;		/* lo <= hi */
-	const uint64_t *bucket;
-	unsigned int shift;
-};
-
-/* Called for every branch the search finds: [lo, hi] is one compare. */
-static inline bool branch_wanted(const struct branch_filter *f, uint64_t t)
-{
-	uint64_t b;
-
-	if (t - f->lo > f->hi - f->lo)
-		return false;
-	b = (t - f->lo) >> f->shift;
-	return !f->bucket || (f->bucket[b / 64] >> (b % 64) & 1);
-}
-
 /* The longest entry prefix of any architecture (endbr64: 4 bytes). */
 #define ARCH_ENTRY_PREFIX_MAX 4
-
-/*
- * The longest branch next_branch() reports, in bytes (x86's jcc rel32,
- * 0f 8x and four bytes of displacement): a scan of part of a section
- * reads this many bytes past its part.
- */
-#define ARCH_BRANCH_MAX 6
 
 struct arch {
 	const char *name;
@@ -113,30 +75,6 @@ struct arch {
 	 */
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
-	/*
-	 * For stripped.c (is a function entry without a symbol reached?),
-	 * both optional: NULL leaves that evidence out.  reloc_ref: how
-	 * relocation @type refers to an address.  next_branch: the first
-	 * offset at or after @from where @code (loaded at @addr, @size
-	 * bytes) may hold a direct call or jump with a 32-bit
-	 * displacement to a destination @f wants, that destination in
-	 * *@target; @size when none.  Bytes are not decoded, so any
-	 * position matches (see stripped.c); the filter is applied in the
-	 * scan's own loop because most positions lead elsewhere.
-	 */
-	enum ref_kind (*reloc_ref)(uint32_t type);
-	uint64_t (*next_branch)(const uint8_t *code, uint64_t size,
-				uint64_t from, uint64_t addr,
-				const struct branch_filter *f,
-				uint64_t *target);
-	/*
-	 * Architectures whose mcount call follows the prologue (aarch64,
-	 * riscv64): may the bytes [@from, @to) of @code, from a function's
-	 * entry to its first mcount call, precede that call?  False when
-	 * they hold a call or a return, so the call is not the one the
-	 * compiler put in the prologue.  NULL: no such check (x86).
-	 */
-	bool (*prologue_ok)(const uint8_t *code, uint64_t from, uint64_t to);
 	/* The call instruction(s) a CALL_BAD relocation should be on. */
 	const char *call_insn;
 	/*
@@ -150,13 +88,16 @@ struct arch {
 	uint32_t none_reloc;
 };
 
-/* The architectures of the table, for messages. */
-#define ARCH_SUPPORTED "x86_64, i386, aarch64, riscv64"
 
-/* One table per architecture (arch-x86.c, arch-arm64.c, arch-riscv.c). */
+/*
+ * One table per architecture (arch-x86.c, arch-arm64.c, arch-riscv.c;
+ * the full tool's arch-i386.c, through hooks.h).
+ */
 extern const struct arch arch_x86_64, arch_i386, arch_aarch64, arch_riscv64;
 
 /* The architecture table entry for an ELF machine/class, or NULL. */
 const struct arch *arch_find(uint16_t machine, uint8_t elfclass);
+/* The names of the architectures, "x86_64, aarch64, ...", for messages. */
+const char *arch_names(char *buf, size_t len);
 
 #endif

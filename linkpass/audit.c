@@ -2,12 +2,23 @@
 /* The byte-level audit: sites from function entries, not relocations. */
 #include "audit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "prologue.h"
 #include "mcount.h"
+#include "options.h"
 #include "patchable.h"
 #include "util.h"
+
+/* The first line of a byte-level audit, saying what a site is. */
+#define AUDIT_PADS \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n"
+#define AUDIT_CALLS \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n"
+#define AUDIT_NOPS \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) is the NOP linkpass nop writes over a call to %s\n"
 
 static int cmp_site_addr(const void *a, const void *b)
 {
@@ -105,7 +116,7 @@ int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 	if (o->patchable && !o->pad_n)
 		return lp_error(im->path, "options",
 				"byte-level audit of patchable entries: give the pad's geometry, --patchable-entries=N,M as in -fpatchable-function-entry=N,M");
-	if (!o->patchable && im->arch->prologue_ok)
+	if (!o->patchable && prologue_rule(im->ehdr.e_machine))
 		return lp_error(im->path, "ELF header",
 				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function (kernels there use --patchable-entries=N,M)",
 				im->arch->name);
@@ -139,4 +150,18 @@ int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 	qsort(r->kept, r->nkept, sizeof(*r->kept), cmp_site_addr);
 	free(traced);
 	return 0;
+}
+
+int audit_check_sites(const struct options *o, struct image *im,
+		      struct scan_result *r)
+{
+	if (o->scan.patchable)
+		printf(AUDIT_PADS, o->image, o->scan.pad_n, o->scan.pad_m,
+		       o->scan.pad_n - o->scan.pad_m, o->scan.pad_n,
+		       o->scan.pad_m);
+	else if (o->sites == SITES_NOP)
+		printf(AUDIT_NOPS, o->image, o->scan.mcount_syms[0]);
+	else
+		printf(AUDIT_CALLS, o->image, o->scan.mcount_syms[0]);
+	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
 }

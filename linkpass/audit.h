@@ -12,6 +12,8 @@
 
 #include "site.h"
 
+struct options;
+
 /*
  * Fill @r as scan_image() would (kept sites sorted by address, the
  * function index built), from the symbols and bytes of @im alone.
@@ -20,5 +22,12 @@
  */
 int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 		struct scan_result *r);
+
+/*
+ * check --byte-audit (the hook of hooks.h): the first line saying what
+ * a site is, then audit_sites() as @o asks.
+ */
+int audit_check_sites(const struct options *o, struct image *im,
+		      struct scan_result *r);
 
 #endif

@@ -11,23 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
 #include "check_obj.h"
 #include "commands.h"
 #include "describe.h"
 #include "find.h"
 #include "findings.h"
+#include "hooks.h"
 #include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
 
-/* The first line of a byte-level audit, saying what a site is. */
-#define AUDIT_PADS \
-	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n"
-#define AUDIT_CALLS \
-	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n"
-#define AUDIT_NOPS \
-	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) is the NOP linkpass nop writes over a call to %s\n"
 /* Entries that hold 0, reported apart from stale ones. */
 #define ZEROED_LINE \
 	"zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n"
@@ -171,21 +164,16 @@ static size_t drop_zeroed(uint64_t *v, size_t n, struct findings *fd)
 	return k;
 }
 
-/* The sites to compare with: from relocations, or from function entries. */
+/*
+ * The sites to compare with: from relocations, or with --byte-audit
+ * (the full tool's, audit.c) from function entries.
+ */
 static int sites_to_check(const struct options *o, struct image *im,
 			  const struct scan_want *want, struct scan_result *r)
 {
-	if (!o->byte_audit)
-		return find_sites(im, &o->scan, want, r);
-	if (o->scan.patchable)
-		printf(AUDIT_PADS, o->image, o->scan.pad_n, o->scan.pad_m,
-		       o->scan.pad_n - o->scan.pad_m, o->scan.pad_n,
-		       o->scan.pad_m);
-	else if (o->sites == SITES_NOP)
-		printf(AUDIT_NOPS, o->image, o->scan.mcount_syms[0]);
-	else
-		printf(AUDIT_CALLS, o->image, o->scan.mcount_syms[0]);
-	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
+	if (o->byte_audit)
+		return extras()->audit_sites(o, im, r);
+	return find_sites(im, &o->scan, want, r);
 }
 
 static int check_linked(struct options *o, struct image *im,

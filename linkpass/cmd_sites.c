@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "describe.h"
+#include "extras.h"
 #include "find.h"
 #include "util.h"
 

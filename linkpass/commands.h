@@ -5,11 +5,27 @@
 
 #include "options.h"
 
+enum operands {
+	ONE_IMAGE,
+	OBJECTS,		/* one or more FILE.o */
+	FILES,			/* one or more IMAGE or FILE.o */
+};
+
+/* A line of main()'s command table (hooks.h adds the full tool's). */
+struct command {
+	const char *name;
+	int (*run)(struct options *o);
+	unsigned int bit;	/* CMD_*: which options it takes */
+	enum operands operands;
+	const char *synopsis;	/* the operands, in the usage */
+};
+
 int cmd_scan(struct options *o);
 int cmd_check(struct options *o);
-int cmd_dump(struct options *o);
-int cmd_sites(struct options *o);
 int cmd_obj(struct options *o);
 int cmd_nop(struct options *o);
+/* the full tool's (extras.c) */
+int cmd_dump(struct options *o);
+int cmd_sites(struct options *o);
 
 #endif

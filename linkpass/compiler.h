@@ -27,6 +27,15 @@
 #define __printf(a, b) __attribute__((__lp_printf_format(a, b)))
 #endif
 
+/*
+ * A weak symbol, as the kernel's __weak: hooks.h refers to the full
+ * tool's table this way.  Spelled through a second macro, as __printf().
+ */
+#ifndef __weak
+#define __lp_weak_attr __weak__
+#define __weak __attribute__((__lp_weak_attr))
+#endif
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

@@ -29,22 +29,11 @@ const char *describe_place(struct image *im, const struct funcs *f,
 			   const struct place *p, char *buf, size_t len);
 
 /*
- * Where the previous entry was: lines of a sorted table then cost a
- * few steps each instead of a search.  Start with DESCRIBE_CURSOR_INIT.
+ * The live function whose pad (M nops before its entry) holds @addr,
+ * in no function, or NULL.  @hint as for funcs_lookup().
  */
-struct describe_cursor {
-	struct section *sec;
-	long hint;
-};
-
-#define DESCRIBE_CURSOR_INIT { NULL, -1 }
-
-/*
- * One line of dump and sites output, "0x<addr> <describe_addr>", the
- * same bytes as printf would make, formatted by hand: a kernel's table
- * has hundreds of thousands of lines and the driver dumps it twice.
- */
-void describe_print_entry(struct image *im, const struct funcs *f,
-			  uint64_t addr, struct describe_cursor *c);
+const struct func *describe_pad_of(struct image *im, const struct funcs *f,
+				   struct section *sec, uint64_t addr,
+				   long *hint);
 
 #endif

@@ -71,6 +71,7 @@ static int check_header(struct image *im, enum image_kind kind)
 {
 	const char *p = im->path;
 	uint8_t cls, data;
+	char names[64];
 
 	if (elf_kind(im->elf) != ELF_K_ELF)
 		return lp_error(p, "ELF header", "not an ELF file");
@@ -86,7 +87,8 @@ static int check_header(struct image *im, enum image_kind kind)
 	if (!im->arch)
 		return lp_error(p, "ELF header",
 				"unsupported machine %u with ELF class %u (supported: %s)",
-				im->ehdr.e_machine, cls, ARCH_SUPPORTED);
+				im->ehdr.e_machine, cls,
+				arch_names(names, sizeof(names)));
 	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
 	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
 		return lp_error(p, "ELF header",
@@ -590,94 +592,6 @@ int image_open(struct image *im, const char *path, enum image_kind kind)
 	if (image_open_lazy(im, path, kind) < 0)
 		return -1;
 	return image_symbols(im);
-}
-
-/* The tag and value of dynamic entry @i of @b, either class. */
-static void dyn_get(bool is64, const uint8_t *b, size_t i, int64_t *tag,
-		    uint64_t *val)
-{
-	if (is64) {
-		Elf64_Dyn d;
-
-		memcpy(&d, b + i * sizeof(d), sizeof(d));
-		*tag = d.d_tag;
-		*val = d.d_un.d_val;
-	} else {
-		Elf32_Dyn d;
-
-		memcpy(&d, b + i * sizeof(d), sizeof(d));
-		*tag = d.d_tag;
-		*val = d.d_un.d_val;
-	}
-}
-
-/*
- * A PIE comes first in every lookup scope, so nothing preempts its
- * symbols; -Bsymbolic binds every reference inside the image (arm64
- * and riscv kernels with CONFIG_RELOCATABLE are linked -shared
- * -Bsymbolic).  An ET_DYN image
- * without a dynamic section is not loaded by ld.so at all.
- * -Bsymbolic-functions leaves no mark in the image, so a library
- * linked with it still counts as interposable.
- */
-int image_read_dynamic(struct image *im)
-{
-	bool is64 = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t esz = is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
-	bool pie = false, symbolic = false;
-	struct section *ds = NULL;
-	const uint8_t *b;
-	uint64_t val;
-	int64_t tag;
-	size_t i;
-
-	im->interposable = false;
-	if (im->ehdr.e_type != ET_DYN)
-		return 0;
-	for (i = 1; i < im->nsecs && !ds; i++)
-		if (im->secs[i].sh.sh_type == SHT_DYNAMIC)
-			ds = &im->secs[i];
-	if (!ds || !ds->sh.sh_size)
-		return 0;
-	if (ds->sh.sh_size % esz)
-		return lp_error(im->path, ds->name,
-				"size %llu is not a multiple of the dynamic entry size %zu",
-				(unsigned long long)ds->sh.sh_size, esz);
-	b = image_section_bytes(im, ds);
-	if (!b)
-		return -1;
-	for (i = 0; i < ds->sh.sh_size / esz; i++) {
-		dyn_get(is64, b, i, &tag, &val);
-		if (tag == DT_NULL)
-			break;
-		if (tag == DT_FLAGS_1 && (val & DF_1_PIE))
-			pie = true;
-		if (tag == DT_SYMBOLIC ||
-		    (tag == DT_FLAGS && (val & DF_SYMBOLIC)))
-			symbolic = true;
-	}
-	im->interposable = !pie && !symbolic;
-	return 0;
-}
-
-int image_ehdr_addr(struct image *im, uint64_t *addr)
-{
-	GElf_Phdr ph;
-	size_t i, n;
-
-	if (elf_getphdrnum(im->elf, &n) < 0)
-		return lp_elf_error(im->path, "program headers", "cannot read");
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(im->elf, (int)i, &ph))
-			return lp_elf_error(im->path, "program headers",
-					    "cannot read");
-		if (ph.p_type == PT_LOAD && ph.p_offset == 0 &&
-		    ph.p_filesz >= im->ehdr.e_ehsize) {
-			*addr = ph.p_vaddr;
-			return 1;
-		}
-	}
-	return 0;
 }
 
 void image_close(struct image *im)

@@ -80,7 +80,9 @@ struct image {
 	/*
 	 * Another object loaded first may preempt this image's global
 	 * symbols of default visibility: set by image_read_dynamic() for
-	 * a shared library.
+	 * a shared library (anchor_dso.c, the full tool's; the kernel's
+	 * set leaves it false: its images are linked -Bsymbolic or not
+	 * shared).
 	 */
 	bool interposable;
 };
@@ -147,22 +149,6 @@ static inline bool image_sym_get(const struct image *im, size_t i,
 }
 
 void image_close(struct image *im);
-
-/*
- * Set im->interposable from the dynamic section: true for an ET_DYN
- * image with one that is neither a PIE (DF_1_PIE) nor linked
- * -Bsymbolic (DT_SYMBOLIC, DF_SYMBOLIC).  -1 (reported) when the
- * section cannot be read.
- */
-int image_read_dynamic(struct image *im);
-
-/*
- * The address of the ELF header in memory, as the linkers define
- * __ehdr_start: the start of the PT_LOAD segment at file offset 0, when
- * it holds the whole header.  1 and *@addr set, 0 when no segment loads
- * the header, -1 (reported) when the program headers cannot be read.
- */
-int image_ehdr_addr(struct image *im, uint64_t *addr);
 
 /*
  * Section bytes, checked to lie inside the file.  A section of size 0

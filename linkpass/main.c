@@ -5,10 +5,13 @@
  *
  *   scan   image linked with -q  ->  sorted table object to link in
  *   check  table in the image    ==  sites from the image's relocations?
- *   dump   the table in the image, one entry a line
- *   sites  what scan would write, in dump's form
  *   obj    per-object mode: add __mcount_loc to relocatable objects
  *   nop    the NOP over every site of the table, at link time (x86_64)
+ *
+ * and in the full tool (extras.c, not taken by the kernel):
+ *
+ *   dump   the table in the image, one entry a line
+ *   sites  what scan would write, in dump's form
  *
  * main() picks the command from a table, parses the options that
  * command takes (options.c), and runs it.  Only main() exits.
@@ -20,46 +23,47 @@
 
 #include "commands.h"
 #include "compiler.h"
+#include "hooks.h"
 #include "util.h"
 
-enum operands {
-	ONE_IMAGE,
-	OBJECTS,		/* one or more FILE.o */
-	FILES,			/* one or more IMAGE or FILE.o */
-};
-
-struct command {
-	const char *name;
-	int (*run)(struct options *o);
-	unsigned int bit;	/* CMD_*: which options it takes */
-	enum operands operands;
-	const char *synopsis;	/* the operands, in the usage */
-};
-
+/* The kernel's commands; hooks.h adds the full tool's (extras.c). */
 static const struct command commands[] = {
 	{ "scan", cmd_scan, CMD_SCAN, ONE_IMAGE, "IMAGE -o TABLE.o" },
 	{ "check", cmd_check, CMD_CHECK, ONE_IMAGE, "IMAGE|FILE.o" },
-	{ "dump", cmd_dump, CMD_DUMP, ONE_IMAGE, "IMAGE" },
-	{ "sites", cmd_sites, CMD_SITES, ONE_IMAGE, "IMAGE" },
 	{ "obj", cmd_obj, CMD_OBJ, OBJECTS, "FILE.o..." },
 	{ "nop", cmd_nop, CMD_NOP, FILES, "IMAGE|FILE.o..." },
 };
 
-#define NCOMMANDS (ARRAY_SIZE(commands))
+/* How many commands there are: the kernel's, then the full tool's. */
+static size_t ncommands(void)
+{
+	return ARRAY_SIZE(commands) + extras()->ncommands;
+}
+
+/* Command @i (below ncommands()). */
+static const struct command *command_at(size_t i)
+{
+	return i < ARRAY_SIZE(commands) ? &commands[i] :
+	       &extras()->commands[i - ARRAY_SIZE(commands)];
+}
 
 static void usage(FILE *f)
 {
+	const char *names[32] = { NULL };
+	const struct command *c;
 	size_t i;
 
-	for (i = 0; i < NCOMMANDS; i++)
+	for (i = 0; i < ncommands(); i++) {
+		c = command_at(i);
 		fprintf(f, "%s linkpass %-5s %s [options]\n",
-			i ? "      " : "usage:", commands[i].name,
-			commands[i].synopsis);
-	options_usage(f);
-	fputs("check also accepts --anchor, so that one option list serves scan and check.\n"
-	      "exit status: 0 ok, 1 check found differences, 2 error\n", f);
+			i ? "      " : "usage:", c->name, c->synopsis);
+		names[__builtin_ctz(c->bit)] = c->name;
+	}
+	options_usage(f, names);
+	if (extras()->usage_note)
+		fputs(extras()->usage_note, f);
+	fputs("exit status: 0 ok, 1 check found differences, 2 error\n", f);
 }
-
 /* Check the operands: one IMAGE, or one or more files. */
 static enum parsed take_operands(const struct command *cmd, int argc,
 				 char **argv, struct options *o)
@@ -80,9 +84,9 @@ static const struct command *find_command(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(name, commands[i].name))
-			return &commands[i];
+	for (i = 0; i < ncommands(); i++)
+		if (!strcmp(name, command_at(i)->name))
+			return command_at(i);
 	return NULL;
 }
 

@@ -10,7 +10,9 @@
 #ifndef LINKPASS_OPTIONS_H
 #define LINKPASS_OPTIONS_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "compiler.h"
@@ -54,6 +56,48 @@ struct options {
 	struct scan_opts scan;
 };
 
+/*
+ * A line of the option table.  options.c has the kernel's commands'
+ * options; hooks.h adds the full tool's (extras.c).
+ */
+/* How an option's argument reaches struct options. */
+enum opt_type {
+	OPT_T_BOOL,		/* no argument: the bool at .off is set */
+	OPT_T_STR,		/* the argument, at .off */
+	OPT_T_FN,		/* .fn takes it */
+	OPT_T_HELP,		/* -h, --help: every command */
+};
+
+struct opt {
+	int key;		/* the short option's letter, or 0 */
+	const char *name;
+	int has_arg;		/* no_argument, required_argument... */
+	enum opt_type type;
+	size_t off;		/* OPT_T_BOOL, OPT_T_STR: the field */
+	/*
+	 * OPT_T_FN: store @arg in @o; NULL, or the message of a bad
+	 * argument, a format with one %s for the argument as given
+	 */
+	const char *(*fn)(struct options *o, const char *arg);
+	const char *arg;	/* the argument's name in the usage */
+	unsigned int cmds;	/* the CMD_* bits of the commands taking it */
+	const char *help;
+};
+
+#define OPT_BOOLEAN(k, n, field, c, h) \
+	{ k, n, no_argument, OPT_T_BOOL, offsetof(struct options, field), \
+	  NULL, NULL, c, h }
+#define OPT_STRING(k, n, field, a, c, h) \
+	{ k, n, required_argument, OPT_T_STR, \
+	  offsetof(struct options, field), NULL, a, c, h }
+#define OPT_CALLBACK(k, n, f, a, c, h) \
+	{ k, n, required_argument, OPT_T_FN, 0, f, a, c, h }
+#define OPT_CALLBACK_OPTARG(k, n, f, a, c, h) \
+	{ k, n, optional_argument, OPT_T_FN, 0, f, a, c, h }
+
+/* The options that choose which sites there are (scan, check...). */
+#define CMDS_FILTER (CMD_SCAN | CMD_CHECK | CMD_SITES | CMD_OBJ)
+
 /* The defaults; options_free() releases what parsing added. */
 void options_init(struct options *o);
 void options_free(struct options *o);
@@ -74,8 +118,8 @@ enum parsed opts_valid(const char *name, unsigned int cmd,
 /* The one-line usage error; @cmd may be NULL. */
 enum parsed usage_error(const char *cmd, const char *fmt, ...)
 	__printf(2, 3);
-/* The option lines of the usage text. */
-void options_usage(FILE *f);
+/* The option lines of the usage text; @cmd_names: by CMD_* bit. */
+void options_usage(FILE *f, const char *const *cmd_names);
 /*
  * Run @fn on each file of @o (obj, nop): every one is tried, and the
  * exit status is EXIT_ERROR when any failed (each said why).

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whole-image scan.  Phase 1 reads the kept relocation sections of code
- * in place, in parallel, and collects every reference to an mcount
- * symbol.  Phase 2 sorts the candidates and filters them against the
- * section policy and the live function symbols.
+ * Whole-image scan.  After the symbol pass (symbols.c), phase 1 reads
+ * the kept relocation sections of code in place, in parallel, and
+ * collects every reference to an mcount symbol.  Phase 2 sorts the
+ * candidates and filters them against the section policy and the live
+ * function symbols.
  */
 #include "scan.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +16,11 @@
 #include "anchor.h"
 #include "compiler.h"
 #include "entries.h"
+#include "hooks.h"
 #include "mcount.h"
-#include "namefilter.h"
 #include "order.h"
 #include "patchable.h"
-#include "stripped.h"
+#include "symbols.h"
 #include "relocs.h"
 #include "table_read.h"
 #include "util.h"
@@ -67,7 +67,6 @@ struct worker {
 	bool unsorted;		/* out is not in (section, address) order */
 	size_t nbad;
 	struct bad_reloc bad;	/* the first one */
-	pthread_t tid;
 };
 
 static bool before_sec(const struct site *x, const struct site *y)
@@ -78,6 +77,20 @@ static bool before_sec(const struct site *x, const struct site *y)
 static bool before_addr(const struct site *x, const struct site *y)
 {
 	return x->addr != y->addr ? x->addr < y->addr : x->shndx < y->shndx;
+}
+
+/*
+ * For the scan without reasons: note the entry-style call @s, dropped
+ * for lying at no function entry (r->unentered).
+ */
+static void note_unentered(struct scan_result *r, const struct site *s)
+{
+	if (r->nunentered == r->capunentered) {
+		r->capunentered = r->capunentered ? 2 * r->capunentered : 16;
+		r->unentered = xrealloc(r->unentered, r->capunentered *
+					sizeof(*r->unentered));
+	}
+	r->unentered[r->nunentered++] = *s;
 }
 
 /* A new site at the end of the worker's array. */
@@ -203,399 +216,6 @@ static int thread_count(const struct scan_opts *o, size_t nrelocs)
 	if (cpus < 1)
 		return 1;
 	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
-}
-
-/* What the symbol pass finds; see symbol_pass(). */
-struct sym_pass {
-	uint8_t *is_mcount;		/* by symbol index */
-	struct entry_set *e;		/* or NULL */
-	struct anchor_cands *anchors;	/* or NULL */
-	struct table_bounds *bounds;	/* or NULL */
-	size_t nlocal_funcs;
-};
-
-/*
- * One pass over the symbols for all the per-symbol work of a scan:
- * mark the mcount symbols, and, when asked, put the live function
- * entries into the entry set and gather the anchor candidates.  The
- * symbol table is the biggest input after the relocations: this reads
- * it once.  @raw: read each symbol in place (the image's symbols are
- * not decoded); returns -1 at the first symbol that needs the full
- * decoder, having done part of the work.
- */
-/*
- * Symbol @i may be one of the table's bounds (check).  Rare, so it reads
- * the symbol again rather than make the caller keep its copy in memory.
- */
-static void match_bounds(const struct image *im, struct table_bounds *b,
-			 size_t i)
-{
-	struct symbol copy;
-
-	if (im->syms_decoded)
-		copy = im->syms[i];
-	else
-		image_sym_get(im, i, &copy);	/* true: the caller's was */
-	if (copy.shndx != SHN_UNDEF)
-		table_bounds_match(b, &copy);
-}
-
-/*
- * The symbols come in no address order (globals follow all locals), so
- * setting a function's entry bit is a cache miss more often than not:
- * most of the symbol pass's time.  Symbol i + PREFETCH_AHEAD's word is
- * asked for while symbol i is handled, when the maps are too big to
- * stay in cache (reading the symbol ahead costs instructions).
- */
-#define PREFETCH_AHEAD 16
-
-/*
- * always_inline: GCC counts a function that only prefetches as free of
- * side effects and drops the call.
- */
-static __always_inline void
-prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
-{
-	struct symbol ahead;
-
-	/* a local label's word is never set: no need (Elf64_Sym only) */
-	if (im->symin.is64 &&
-	    ELF64_ST_TYPE(im->symin.syms[i * sizeof(Elf64_Sym) +
-					 offsetof(Elf64_Sym, st_info)]) !=
-	    STT_FUNC)
-		return;
-	sym_decode_raw(im->symin.is64, im->symin.syms, i, &ahead);
-	entries_prefetch(e, ahead.shndx, ahead.value);
-}
-
-/* st_info of a local symbol that is no function: a label, to the pass. */
-static inline bool label_info(uint8_t info)
-{
-	return ELF64_ST_BIND(info) == STB_LOCAL &&
-	       ELF64_ST_TYPE(info) != STT_FUNC &&
-	       ELF64_ST_TYPE(info) != STT_GNU_IFUNC;
-}
-
-/*
- * Is symbol @i, read in place (Elf64_Sym), a local one that is no
- * function and has none of the names @nf wants?  Then the pass has
- * nothing to do with it: a local symbol is no anchor and has no entry
- * bit.  Most symbols of some images are such labels (riscv64's ".L<n>":
- * 110,000 of 155,000).  -1 where image_sym_get() would fail.
- */
-static __always_inline int local_label(const struct image *im,
-				       const struct namefilter *nf, size_t i)
-{
-	const uint8_t *e = im->symin.syms + i * sizeof(Elf64_Sym);
-	uint8_t info = e[offsetof(Elf64_Sym, st_info)];
-	uint16_t shndx;
-	uint32_t name;
-
-	if (!label_info(info))
-		return 0;
-	memcpy(&name, e + offsetof(Elf64_Sym, st_name), sizeof(name));
-	memcpy(&shndx, e + offsetof(Elf64_Sym, st_shndx), sizeof(shndx));
-	/* what image_sym_get() checks */
-	if (name >= im->symin.nstrs ||
-	    (shndx >= im->nsecs &&
-	     (shndx < SHN_LORESERVE || shndx == SHN_XINDEX)))
-		return -1;
-	return !namefilter_test(nf, im->symin.strs + name);
-}
-
-/* symbol_pass() over symbols [@from, @to). */
-static __always_inline int
-symbol_range(bool raw, const struct image *im,
-	     const struct scan_opts *o, struct sym_pass *p,
-	     const struct namefilter *nf, size_t from, size_t to)
-{
-	bool ahead = raw && p->e && p->e->big;
-	struct symbol local;
-	size_t i;
-	int skip;
-
-	for (i = from; i < to; i++) {
-		const struct symbol *s = &local;
-		uint8_t f;
-
-		if (ahead && i + PREFETCH_AHEAD < to)
-			prefetch_entry(im, p->e, i + PREFETCH_AHEAD);
-		if (raw && im->symin.is64) {
-			skip = local_label(im, nf, i);
-			if (skip < 0)
-				return -1;
-			if (skip)
-				continue;
-		}
-		if (!raw)
-			s = &im->syms[i];
-		else if (!image_sym_get(im, i, &local))
-			return -1;
-		f = namefilter_test(nf, s->name);
-		if (__builtin_expect(f != 0, 0)) {
-			if (f & 1)
-				p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
-			if ((f & 2) && s->shndx != SHN_UNDEF)
-				anchor_cands_named(p->anchors, s, (uint32_t)i);
-			if (f & 4)
-				match_bounds(im, p->bounds, i);
-		}
-		p->nlocal_funcs += s->type == STT_FUNC &&
-				   s->bind == STB_LOCAL;
-		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
-			continue;
-		if (p->anchors)
-			anchor_cands_consider(p->anchors, im, s, (uint32_t)i);
-		if (p->e && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
-		    s->name[0])
-			entries_add(p->e, s->shndx, s->value, s->size);
-	}
-	return 0;
-}
-
-/* The name filter of a symbol pass: which names symbol_range() reads. */
-static void pass_namefilter(const struct image *im, const struct scan_opts *o,
-			    const struct sym_pass *p, struct namefilter *nf)
-{
-	size_t j;
-
-	/* four bytes rule out almost every name with one load */
-	namefilter_init(nf, im->symin.strs, im->symin.nstrs);
-	for (j = 0; o->mcount_syms[j]; j++)
-		namefilter_add(nf, o->mcount_syms[j], 1);
-	for (j = 0; p->anchors && j < ANCHOR_NFALLBACK; j++)
-		namefilter_add(nf, anchor_fallback_names[j], 2);
-	for (j = 0; p->bounds && j < p->bounds->n; j++)
-		namefilter_add(nf, p->bounds->names[j], 4);
-}
-
-static __always_inline int
-symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
-	    struct sym_pass *p)
-{
-	struct namefilter nf;
-
-	pass_namefilter(im, o, p, &nf);
-	return symbol_range(raw, im, o, p, &nf, 1, im->nsyms);
-}
-
-/*
- * One half of a parallel symbol pass: symbols [from, to), with its own
- * anchor candidates, bounds and counts, merged by symbol_pass_parallel().
- */
-struct sym_half {
-	const struct image *im;
-	const struct scan_opts *o;
-	const struct namefilter *nf;
-	struct sym_pass p;
-	struct anchor_cands anchors;
-	struct table_bounds bounds;
-	/* the upper half's own entry maps, made on its thread: a twin of */
-	const struct entry_set *twin_of;
-	struct entry_set e;
-	size_t from, to;
-	int ret;
-	pthread_t tid;
-};
-
-static void *sym_half_run(void *arg)
-{
-	struct sym_half *h = arg;
-
-	if (h->twin_of) {
-		entries_twin(&h->e, h->twin_of);
-		h->p.e = &h->e;
-	}
-	h->ret = symbol_range(true, h->im, h->o, &h->p, h->nf, h->from,
-			      h->to);
-	return NULL;
-}
-
-/*
- * Of two halves' candidates for one choice, the one a single pass in
- * table order would have kept: the lower half's unless the upper's is
- * strictly better (anchor_cands_consider() keeps the first of equals).
- */
-static void merge_anchors(const struct image *im, struct anchor_cands *lo,
-			  const struct anchor_cands *hi)
-{
-	struct symbol a, b;
-	size_t i;
-
-	for (i = 0; i < ANCHOR_NFALLBACK; i++)
-		if (!lo->named[i])
-			lo->named[i] = hi->named[i];
-	if (!lo->first)
-		lo->first = hi->first;
-	for (i = 0; i < im->nsecs; i++) {
-		if (!hi->best[i])
-			continue;
-		if (lo->best[i]) {
-			anchor_cand_sym(im, lo->best[i], &a);
-			anchor_cand_sym(im, hi->best[i], &b);
-			if (!anchor_better(&b, &a))
-				continue;
-		}
-		lo->best[i] = hi->best[i];
-		lo->best_value[i] = hi->best_value[i];
-	}
-}
-
-/* The same for the table's bounds: the first symbol of each name. */
-static void merge_bounds(struct table_bounds *lo, const struct table_bounds *hi)
-{
-	size_t j;
-
-	for (j = 0; j < lo->n; j++)
-		if (!lo->found[j] && hi->found[j]) {
-			lo->syms[j] = hi->syms[j];
-			lo->found[j] = true;
-		}
-}
-
-/*
- * Below this many symbols one thread makes the pass faster than two.
- * (About 2 ms of pass: the thread costs a small fraction of that.)
- */
-#define PARALLEL_MIN_SYMS 100000
-/* One symbol in this many is looked at to guess how many are labels. */
-#define LABEL_SAMPLE 64
-
-/*
- * About how many of the symbols the pass does more than glance at: all
- * but the local labels local_label() skips (riscv64's kernel: 110,000
- * of 155,000), guessed from every LABEL_SAMPLE-th symbol's st_info.
- */
-static size_t symbols_to_read(const struct image *im)
-{
-	const uint8_t *info;
-	size_t i, labels = 0, seen = 0;
-
-	if (!im->symin.is64)
-		return im->nsyms;
-	for (i = 1; i < im->nsyms; i += LABEL_SAMPLE, seen++) {
-		info = im->symin.syms + i * sizeof(Elf64_Sym) +
-		       offsetof(Elf64_Sym, st_info);
-		labels += label_info(*info);
-	}
-	return seen ? im->nsyms - im->nsyms / seen * labels : im->nsyms;
-}
-
-static bool symbol_pass_threads(const struct image *im,
-				const struct scan_opts *o)
-{
-	if (o->threads == 1 || im->nsyms < 4)
-		return false;
-	if (o->threads > 1)
-		return true;
-	return im->nsyms >= PARALLEL_MIN_SYMS &&
-	       symbols_to_read(im) >= PARALLEL_MIN_SYMS &&
-	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
-}
-
-/*
- * symbol_pass(true, ...) on two threads, each over half the symbols.
- * The halves mark different is_mcount bytes and keep their own anchor
- * candidates, bounds, counts and entry maps, merged after.  (Sharing
- * the maps, each bit set with an atomic OR, made the pass no faster
- * than one thread: docs/benchmarks.md, section 5.4h.)  Returns 1 when
- * no second thread could be started (nothing done), else as
- * symbol_pass().
- */
-static int symbol_pass_parallel(const struct image *im,
-				const struct scan_opts *o, struct sym_pass *p)
-{
-	struct namefilter nf;
-	struct sym_half h[2];
-	int i, ret = 0;
-
-	pass_namefilter(im, o, p, &nf);
-	for (i = 0; i < 2; i++) {
-		memset(&h[i], 0, sizeof(h[i]));
-		h[i].im = im;
-		h[i].o = o;
-		h[i].nf = &nf;
-		h[i].p = *p;
-		h[i].p.nlocal_funcs = 0;
-	}
-	h[0].from = 1;
-	h[0].to = 1 + (im->nsyms - 1) / 2;
-	h[1].from = h[0].to;
-	h[1].to = im->nsyms;
-	/* the upper half's own candidates and bounds, merged below */
-	if (p->anchors) {
-		anchor_cands_init(&h[1].anchors, im);
-		h[1].p.anchors = &h[1].anchors;
-	}
-	if (p->bounds) {
-		h[1].bounds = *p->bounds;
-		memset(h[1].bounds.found, 0, sizeof(h[1].bounds.found));
-		h[1].p.bounds = &h[1].bounds;
-	}
-	h[1].twin_of = p->e;
-	if (pthread_create(&h[1].tid, NULL, sym_half_run, &h[1])) {
-		if (p->anchors)
-			anchor_cands_free(&h[1].anchors);
-		return 1;
-	}
-	sym_half_run(&h[0]);
-	pthread_join(h[1].tid, NULL);
-	if (h[0].ret < 0 || h[1].ret < 0)
-		ret = -1;	/* the caller decodes and starts again */
-	p->nlocal_funcs = h[0].p.nlocal_funcs + h[1].p.nlocal_funcs;
-	if (!ret && p->anchors)
-		merge_anchors(im, p->anchors, &h[1].anchors);
-	if (!ret && p->bounds)
-		merge_bounds(p->bounds, &h[1].bounds);
-	if (!ret && p->e)
-		entries_merge(p->e, &h[1].e);
-	if (p->anchors)
-		anchor_cands_free(&h[1].anchors);
-	if (p->e)
-		entries_free(&h[1].e);
-	return ret;
-}
-
-/*
- * The symbol pass, on the symbols in place when they are not decoded
- * yet; an unusual one (SHN_XINDEX, or a bad one to report) makes it
- * decode them all and start again.
- */
-static int run_symbol_pass(struct image *im, const struct scan_opts *o,
-			   struct sym_pass *p)
-{
-	struct symbol z;
-	int ret = 1;
-
-	if (!im->syms_decoded && symbol_pass_threads(im, o))
-		ret = symbol_pass_parallel(im, o, p);
-	if (ret > 0 && !im->syms_decoded)
-		ret = symbol_pass(true, im, o, p);
-	if (ret == 0) {
-		/* the null symbol counts as image_symbols() counts it */
-		if (im->nsyms) {
-			image_sym_get(im, 0, &z);
-			p->nlocal_funcs += z.type == STT_FUNC &&
-					   z.bind == STB_LOCAL;
-		}
-		im->nlocal_funcs = p->nlocal_funcs;
-		return 0;
-	}
-	if (image_symbols(im) < 0)
-		return -1;
-	/* start again from nothing */
-	memset(p->is_mcount, 0, im->nsyms ? im->nsyms : 1);
-	p->nlocal_funcs = 0;
-	if (p->bounds)
-		memset(p->bounds->found, 0, sizeof(p->bounds->found));
-	if (p->e)
-		entries_clear(p->e);
-	if (p->anchors) {
-		anchor_cands_free(p->anchors);
-		anchor_cands_init(p->anchors, im);
-	}
-	symbol_pass(false, im, o, p);
-	return 0;
 }
 
 /* Load and check every code relocation section; fill @rels. */
@@ -878,25 +498,6 @@ static bool dead_body(struct image *im, const struct funcs *f,
 	return pos == s->addr;
 }
 
-/*
- * Where the mcount call follows the prologue (aarch64, riscv64): only
- * prologue code, no call or return, may lie between the function's
- * entry and its first mcount call (arch->prologue_ok).
- */
-static bool prologue_before(const struct image *im, const struct section *sec,
-			    const struct func *fn, const struct site *s)
-{
-	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
-
-	if (!im->arch->prologue_ok)
-		return true;
-	if (fn->start < base || s->addr < fn->start ||
-	    s->addr - base > sec->sh.sh_size)
-		return false;
-	return im->arch->prologue_ok(sec->bytes, fn->start - base,
-				     s->addr - base);
-}
-
 static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			       const struct funcs *f, const struct site *s,
 			       const struct site *prev,
@@ -914,15 +515,14 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	fn = funcs_lookup(f, s->shndx, s->addr, hint);
 	if (!fn)
 		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
-	if (s->entry_style) {
-		if (s->addr != funcs_entry(im, sec, fn, s->addr))
-			return DROP_NOT_ENTRY;
-	} else if (*last_func == fn) {
-		/* mcount is called once, after the prologue */
+	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))
 		return DROP_NOT_ENTRY;
-	} else if (!prologue_before(im, sec, fn, s)) {
+	/* -pg without -mfentry: the full tool's rule, or none */
+	if (!s->entry_style && !extras()->mcount_verdict)
 		return DROP_NOT_ENTRY;
-	}
+	if (!s->entry_style &&
+	    extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT)
+		return DROP_NOT_ENTRY;
 	*last_func = fn;
 	return SITE_KEPT;
 }
@@ -1055,7 +655,7 @@ static enum fast_verdict pad_at(const struct image *im,
 /*
  * filter_fast() over candidates [@from, @to): the kept ones into @kept
  * (*@nkept of them), the entry-style calls at no function entry noted
- * in @notes (stripped_note()).  Returns -1 at a site that needs judge().
+ * in @notes (note_unentered()).  Returns -1 at a site that needs judge().
  */
 static int filter_range(const struct image *im, const uint8_t *traced,
 			const struct entry_set *e, const struct site *cand,
@@ -1084,13 +684,13 @@ static int filter_range(const struct image *im, const uint8_t *traced,
 			kept[(*nkept)++] = *s;
 			prev = &kept[*nkept - 1];
 		} else if (s->entry_style) {
-			stripped_note(notes, s);	/* stripped.c decides */
+			note_unentered(notes, s);	/* stripped.c decides */
 		}
 	}
 	return 0;
 }
 
-/* The upper half of a parallel filter_fast(), on its own thread. */
+/* One half of a parallel filter_fast(). */
 struct filter_half {
 	const struct image *im;
 	const uint8_t *traced;
@@ -1102,7 +702,6 @@ struct filter_half {
 	struct scan_result notes;	/* only its unentered list */
 	bool kept_unsorted;
 	int ret;
-	pthread_t tid;
 };
 
 static void *filter_half_run(void *arg)
@@ -1155,30 +754,32 @@ static int filter_fast(struct image *im, const uint8_t *traced,
 		       bool *kept_unsorted)
 {
 	struct site *kept = xmalloc((n ? n : 1) * sizeof(*kept));
-	struct filter_half h = { .im = im, .traced = traced, .e = e,
-				 .cand = cand, .to = n };
-	size_t nkept, i;
-	int ret;
+	size_t cut = filter_split(cand, n, threads), nkept = 0, i;
+	struct filter_half h[2];
+	int k, nh = cut ? 2 : 1, ret = 0;
 
-	h.from = filter_split(cand, n, threads);
-	h.kept = kept + h.from;
-	if (h.from && pthread_create(&h.tid, NULL, filter_half_run, &h))
-		h.from = 0;	/* no thread: all below */
-	ret = filter_range(im, traced, e, cand, 0, h.from ? h.from : n, kept,
-			   &nkept, r, kept_unsorted);
-	if (h.from) {
-		pthread_join(h.tid, NULL);
-		if (h.ret < 0)
+	for (k = 0; k < 2; k++)
+		h[k] = (struct filter_half){ .im = im, .traced = traced,
+					     .e = e, .cand = cand };
+	h[0].to = cut ? cut : n;
+	h[0].kept = kept;
+	h[1].from = cut;
+	h[1].to = n;
+	h[1].kept = kept + cut;
+	run_jobs(h, (size_t)nh, sizeof(h[0]), filter_half_run);
+	/* the halves joined in order: kept sites, order, notes */
+	for (k = 0; k < nh; k++) {
+		if (h[k].ret < 0)
 			ret = -1;
-		if (!ret && nkept && h.nkept &&
-		    before_addr(&h.kept[0], &kept[nkept - 1]))
+		if (!ret && nkept && h[k].nkept &&
+		    before_addr(&h[k].kept[0], &kept[nkept - 1]))
 			*kept_unsorted = true;
-		*kept_unsorted |= h.kept_unsorted;
-		memmove(kept + nkept, h.kept, h.nkept * sizeof(*kept));
-		nkept += h.nkept;
-		for (i = 0; !ret && i < h.notes.nunentered; i++)
-			stripped_note(r, &h.notes.unentered[i]);
-		free(h.notes.unentered);
+		*kept_unsorted |= h[k].kept_unsorted;
+		memmove(kept + nkept, h[k].kept, h[k].nkept * sizeof(*kept));
+		nkept += h[k].nkept;
+		for (i = 0; !ret && i < h[k].notes.nunentered; i++)
+			note_unentered(r, &h[k].notes.unentered[i]);
+		free(h[k].notes.unentered);
 	}
 	if (ret < 0) {
 		free(kept);
@@ -1225,139 +826,6 @@ static int filter(struct image *im, const uint8_t *traced,
 		sort_sites(r->dropped, r->ndropped, im->nsecs, true, false);
 	}
 	return 0;
-}
-
-/*
- * Does @f mark a page of [@from, @to] (which overlaps [f->lo, f->hi])?
- * True at once for a range of more than two pages: the binary searches
- * cost less than testing each page of a huge (malformed) symbol.
- */
-static bool pages_marked(const struct branch_filter *f, uint64_t from,
-			 uint64_t to)
-{
-	uint64_t b = from < f->lo ? 0 : (from - f->lo) >> f->shift;
-	uint64_t e = ((to > f->hi ? f->hi : to) - f->lo) >> f->shift;
-
-	if (e - b > 1)
-		return true;
-	for (; b <= e; b++)
-		if (f->bucket[b / 64] >> (b % 64) & 1)
-			return true;
-	return false;
-}
-
-/* The first of the @n sites @v at or after (@shndx, @addr). */
-static size_t first_site_at(const struct site *v, size_t n, uint32_t shndx,
-			    uint64_t addr)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (v[mid].shndx < shndx ||
-		    (v[mid].shndx == shndx && v[mid].addr < addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Of the calls the fast filter dropped for lying at no function entry
- * (r->unentered, in (section, address) order), how many does no function
- * symbol cover?  One pass over the symbols: each function's range
- * [start, end) is found among those calls by two binary searches and
- * counted into a difference array, so a malformed image of huge
- * overlapping symbols costs n log n, not n * m.  What the sorted
- * function index would tell for these few calls, without building it.
- * (The index looks at most 8 nested starts back; this looks at every
- * symbol.)  Most symbols are nowhere near these calls: a bit per 4 KiB
- * page that holds one rules out a symbol on one or two pages at once.
- */
-static size_t count_uncovered(const struct image *im,
-			      const struct scan_result *r)
-{
-	const struct site *v = r->unentered;
-	size_t n = r->nunentered, i, a, b, left = 0;
-	long *cover = xcalloc(n + 1, sizeof(*cover)), depth = 0;
-	struct branch_filter f = { .lo = UINT64_MAX, .shift = 12 };
-	uint64_t *bucket = NULL, k, last;
-	struct symbol local;
-	const struct symbol *s;
-
-	for (i = 0; i < n; i++) {
-		f.lo = v[i].addr < f.lo ? v[i].addr : f.lo;
-		f.hi = v[i].addr > f.hi ? v[i].addr : f.hi;
-	}
-	if (n && (f.hi - f.lo) >> f.shift < ((uint64_t)1 << 26)) {
-		bucket = xcalloc(((f.hi - f.lo) >> f.shift) / 64 + 1,
-				 sizeof(*bucket));
-		for (i = 0; i < n; i++) {
-			k = (v[i].addr - f.lo) >> f.shift;
-			bucket[k / 64] |= 1ULL << (k % 64);
-		}
-		f.bucket = bucket;
-	}
-	for (i = 1; i < im->nsyms; i++) {
-		if (im->syms_decoded) {
-			s = &im->syms[i];
-		} else {
-			image_sym_get(im, i, &local);	/* the scan read it */
-			s = &local;
-		}
-		if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) ||
-		    s->shndx == SHN_UNDEF || s->shndx >= im->nsecs ||
-		    !s->name[0])
-			continue;
-		/* its last byte (a size past the address space: to the end) */
-		last = !s->size ? s->value :
-		       s->size - 1 > UINT64_MAX - s->value ? UINT64_MAX :
-		       s->value + (s->size - 1);
-		if (last < f.lo || s->value > f.hi)
-			continue;
-		if (bucket && !pages_marked(&f, s->value, last))
-			continue;
-		a = first_site_at(v, n, s->shndx, s->value);
-		b = last == UINT64_MAX ? first_site_at(v, n, s->shndx + 1, 0) :
-		    first_site_at(v, n, s->shndx, last + 1);
-		cover[a]++;
-		cover[b]--;
-	}
-	for (i = 0; i < n; i++) {
-		depth += cover[i];
-		left += depth <= 0;
-	}
-	free(cover);
-	free(bucket);
-	return left;
-}
-
-/*
- * Never drop live sites silently: with local symbols discarded, every
- * static function looks like code no function covers.  A linked image
- * with no local function symbol, and calls in traced sections that no
- * function symbol covers, is refused.  Judged by the fast filter, only
- * the calls at no function entry need looking at: the covered ones are
- * inside functions, and no candidate for stripped.c.
- */
-static int check_local_symbols(const struct image *im, struct scan_result *r)
-{
-	size_t n = r->stats.verdicts[DROP_NO_FUNC] +
-		   r->stats.verdicts[DROP_DEAD_BODY];
-
-	if (im->ehdr.e_type == ET_REL || im->nlocal_funcs)
-		return 0;
-	if (!r->explained && r->nunentered) {
-		n = count_uncovered(im, r);
-		if (!n)
-			r->nunentered = 0;
-	}
-	if (!n)
-		return 0;
-	return lp_error(im->path, im->symtab->name,
-			"no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu call site%s in traced sections lie%s in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
-			n, n == 1 ? "" : "s", n == 1 ? "s" : "");
 }
 
 /*
@@ -1448,23 +916,6 @@ out_unsure:
 	return 1;
 }
 
-/* Run the workers over the chunks, on threads where there are several. */
-static void run_workers(struct worker *w, int nw)
-{
-	int i;
-
-	for (i = 1; i < nw; i++)
-		if (pthread_create(&w[i].tid, NULL, worker_run, &w[i])) {
-			/* run it here instead */
-			w[i].tid = 0;
-			worker_run(&w[i]);
-		}
-	worker_run(&w[0]);
-	for (i = 1; i < nw; i++)
-		if (w[i].tid)
-			pthread_join(w[i].tid, NULL);
-}
-
 /* Gather the workers' candidates into one array. */
 static struct site *gather(struct worker *w, int nw, struct scan_stats *st,
 			   size_t *n, bool *sorted)
@@ -1529,20 +980,120 @@ static struct worker *make_workers(struct image *im, const uint8_t *is_mcount,
 	return w;
 }
 
+/* What one scan_image() holds while it runs (scan_run_free()). */
+struct scan_run {
+	struct image *im;
+	const struct scan_opts *o;
+	struct scan_result *r;
+	uint8_t *traced;	/* by section: does the policy trace it? */
+	uint8_t *is_mcount;	/* by symbol: enum mcount_kind */
+	bool fast;		/* no reasons wanted: the entry set, not funcs */
+	struct entry_set e;
+	struct site *cand;	/* the relocations' candidate sites */
+	size_t ncand;
+	bool cand_sorted;
+};
+
+/*
+ * The mcount symbols, and in the same pass the entry set (unless every
+ * drop is to be explained: then the sorted function index), the anchor
+ * candidates and the table's bounds.
+ */
+static int symbols_phase(struct scan_run *s, const struct scan_want *want)
+{
+	struct image *im = s->im;
+	struct scan_result *r = s->r;
+	struct sym_pass p = { 0 };
+	uint64_t t0 = now_ns();
+
+	if (want->reasons && image_symbols(im) < 0)
+		return -1;
+	s->traced = traced_sections(im, s->o);
+	s->fast = !want->reasons;
+	if (s->fast) {
+		init_entry_set(im, s->o, s->traced, &s->e);
+		p.e = &s->e;
+	}
+	if (want->anchors) {
+		r->anchors = xmalloc(sizeof(*r->anchors));
+		anchor_cands_init(r->anchors, im);
+		p.anchors = r->anchors;
+	}
+	s->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	p.is_mcount = s->is_mcount;
+	p.bounds = want->bounds;
+	if (run_symbol_pass(im, s->o, &p) < 0)
+		return -1;
+	if (want->bounds)
+		want->bounds->looked = true;
+	/* with reasons: the sorted index of functions, for judge() */
+	if (!s->fast) {
+		if (image_symbols(im) < 0)
+			return -1;
+		funcs_build(im, &r->funcs);
+	}
+	r->stats.ns_symbols = now_ns() - t0;
+	/* peak memory: the symbols are read; keep only what is needed */
+	if (p.anchors)
+		anchor_cands_hold(p.anchors, im);
+	image_release_globals(im);
+	return 0;
+}
+
+/*
+ * Every reference to an mcount symbol in the code relocations, read in
+ * parallel (the workers), into s->cand.
+ */
+static int relocs_phase(struct scan_run *s)
+{
+	struct scan_result *r = s->r;
+	struct relocs *rels = NULL;
+	struct chunk *chunks;
+	struct worker *w;
+	size_t nrels, total, i;
+	uint64_t t0 = now_ns();
+	int nw, ret = -1;
+
+	/* the code relocation sections, checked */
+	if (collect_relocs(s->im, &rels, &nrels, &total) < 0)
+		goto out_free_rels;
+	nw = thread_count(s->o, total);
+	w = make_workers(s->im, s->is_mcount, nw);
+	chunks = make_chunks(s->im, rels, nrels, total, w, nw);
+	run_jobs(w, (size_t)nw, sizeof(*w), worker_run);
+	r->stats.ns_relocs = now_ns() - t0;
+	r->stats.relsecs = nrels;
+	r->stats.relocs = total;
+	r->stats.threads = nw;
+	ret = report_bad(s->im, w, nw);
+	if (!ret)
+		s->cand = gather(w, nw, &r->stats, &s->ncand, &s->cand_sorted);
+	for (i = 0; i < (size_t)nw; i++)
+		free(w[i].out);
+	free(w);
+	free(chunks);
+out_free_rels:
+	free(rels);
+	return ret;
+}
+
+static void scan_run_free(struct scan_run *s)
+{
+	free(s->is_mcount);
+	free(s->traced);
+	if (s->fast)
+		entries_free(&s->e);
+}
+
+/*
+ * The scan's passes, in order.  Returns 0, -1 after an error line, or
+ * 1 (nothing reported) when patchable_scan() must decide (find.c).
+ */
 int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
-	struct relocs *rels = NULL;
-	struct worker *w = NULL;
-	struct chunk *chunks = NULL;
-	uint8_t *is_mcount = NULL, *traced = NULL;
-	struct entry_set e = { 0 };
-	struct site *cand;
-	size_t nrels = 0, total = 0, ncand = 0, i;
-	struct sym_pass p = { 0 };
-	bool fast = false, sorted;
-	uint64_t t0;
-	int nw = 0, ret = -1;
+	struct scan_run s = { .im = im, .o = o, .r = r };
+	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (!im->symtab)
@@ -1552,95 +1103,35 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	if (o->patchable && (want->reasons || im->ehdr.e_type == ET_REL ||
 			     !patchable_candidates_ok(im)))
 		return 1;
-	/*
-	 * The mcount symbols, and in the same pass the entry set (unless
-	 * every drop is to be explained: then the sorted function index)
-	 * and the anchor candidates.
-	 */
-	t0 = now_ns();
-	if (want->reasons && image_symbols(im) < 0)
+	/* the symbol pass: mcount symbols, entry set, anchors, bounds */
+	if (symbols_phase(&s, want) < 0)
 		goto out_free;
-	traced = traced_sections(im, o);
-	if (!want->reasons) {
-		init_entry_set(im, o, traced, &e);
-		p.e = &e;
-	}
-	if (want->anchors) {
-		r->anchors = xmalloc(sizeof(*r->anchors));
-		anchor_cands_init(r->anchors, im);
-		p.anchors = r->anchors;
-	}
-	is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	p.is_mcount = is_mcount;
-	p.bounds = want->bounds;
-	if (run_symbol_pass(im, o, &p) < 0)
-		goto out_free;
-	if (want->bounds)
-		want->bounds->looked = true;
-	/* with reasons: the sorted index of functions, for judge() */
-	fast = p.e;
-	if (!fast) {
-		if (image_symbols(im) < 0)
-			goto out_free;
-		funcs_build(im, &r->funcs);
-	}
-	r->stats.ns_symbols = now_ns() - t0;
-	/* peak memory: the symbols are read; keep only what is needed */
-	if (p.anchors)
-		anchor_cands_hold(p.anchors, im);
-	image_release_globals(im);
-
-	/* --patchable-entries: the compiler's list gives the sites */
+	/* the sites: the compiler's patchable list, or the relocations */
 	if (o->patchable) {
-		ret = pad_sites(im, o, traced, &e, r);
+		ret = pad_sites(im, o, s.traced, &s.e, r);
 		goto out_free;
 	}
-
-	/* the code relocation sections, checked */
-	t0 = now_ns();
-	if (collect_relocs(im, &rels, &nrels, &total) < 0)
+	if (relocs_phase(&s) < 0)
 		goto out_free;
-	r->stats.ns_relocs = now_ns() - t0;
-
-	/* every reference to them in the code relocations, in parallel */
-	t0 = now_ns();
-	nw = thread_count(o, total);
-	w = make_workers(im, is_mcount, nw);
-	chunks = make_chunks(im, rels, nrels, total, w, nw);
-	run_workers(w, nw);
-	r->stats.ns_relocs += now_ns() - t0;
-	r->stats.relsecs = nrels;
-	r->stats.relocs = total;
-	r->stats.threads = nw;
-	if (report_bad(im, w, nw) < 0)
+	/* filter and sort: calls at live functions' entries, traced sections */
+	r->stats.ns_filter = now_ns();
+	if (filter(im, s.traced, s.fast ? &s.e : NULL, s.cand, s.ncand,
+		   s.cand_sorted, o->threads, r) < 0)
 		goto out_free;
-
-	/* keep the calls at live function entries in traced sections */
-	t0 = now_ns();
-	cand = gather(w, nw, &r->stats, &ncand, &sorted);
-	if (filter(im, traced, fast ? &e : NULL, cand, ncand, sorted,
-		   o->threads, r) < 0)
-		goto out_free;
-	r->stats.ns_filter = now_ns() - t0;
-	if (check_local_symbols(im, r) < 0)
-		goto out_free;
-	/* the same for objects stripped before the link (stripped.c) */
-	if (stripped_start(im, r, want->stripped_later ? o->threads : 1,
-			   &r->stripped) < 0)
+	r->stats.ns_filter = now_ns() - r->stats.ns_filter;
+	/*
+	 * Never drop a live site silently: with local symbols discarded
+	 * from the image, or from objects before the link, a static
+	 * function looks like dead code.  The full tool's (stripped.c):
+	 * the kernel keeps every local symbol, for kallsyms.
+	 */
+	if (extras()->stripped_start &&
+	    extras()->stripped_start(im, r, want->stripped_later ?
+				     o->threads : 1, &r->stripped) < 0)
 		goto out_free;
 	ret = want->stripped_later ? 0 : scan_finish(r);
-
 out_free:
-	if (w)
-		for (i = 0; i < (size_t)nw; i++)
-			free(w[i].out);
-	free(w);
-	free(chunks);
-	free(rels);
-	free(is_mcount);
-	free(traced);
-	if (p.e)
-		entries_free(p.e);
+	scan_run_free(&s);
 	if (ret)
 		scan_result_free(r);	/* callers free only a result */
 	return ret;
@@ -1648,15 +1139,19 @@ out_free:
 
 int scan_finish(struct scan_result *r)
 {
-	int ret = stripped_finish(r->stripped, &r->stats);
+	int ret = 0;
 
+	if (r->stripped)
+		ret = extras()->stripped_finish(r->stripped, &r->stats);
 	r->stripped = NULL;
 	return ret;
 }
 
 void scan_result_free(struct scan_result *r)
 {
-	stripped_cancel(r->stripped);	/* its thread may still be running */
+	/* its thread may still be running */
+	if (r->stripped)
+		extras()->stripped_cancel(r->stripped);
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);

@@ -49,6 +49,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch-refs.h"
 #include "compiler.h"
 #include "mcount-table.h"
 #include "relocs.h"
@@ -93,6 +94,7 @@ struct cand {
 
 struct stripped_check {
 	struct image *im;
+	const struct arch_refs *arch;	/* arch-refs.h: the image's */
 	/*
 	 * The decoded symbols when find_refs() started, or NULL: read in
 	 * place then.  A copy, not im->syms_decoded, because the caller
@@ -131,16 +133,6 @@ struct stripped_check {
 	uint64_t ns_start;	/* stripped_start()'s own time */
 	uint64_t ns_find;	/* find_refs()'s, on whichever thread */
 };
-
-void stripped_note(struct scan_result *r, const struct site *s)
-{
-	if (r->nunentered == r->capunentered) {
-		r->capunentered = r->capunentered ? 2 * r->capunentered : 16;
-		r->unentered = xrealloc(r->unentered, r->capunentered *
-					sizeof(*r->unentered));
-	}
-	r->unentered[r->nunentered++] = *s;
-}
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -664,7 +656,7 @@ static __always_inline void
 refs_in(enum reloc_layout l, struct stripped_check *sc, const struct relocs *rs,
 	uint64_t from, uint64_t to)
 {
-	const struct arch *arch = sc->im->arch;
+	const struct arch_refs *arch = sc->arch;
 	/* in data, only absolute references are function pointers */
 	bool code = rs->target->sh.sh_flags & SHF_EXECINSTR;
 	size_t first_global = sc->first_global, j;
@@ -731,7 +723,7 @@ static void scan_relocs(struct stripped_check *sc, const struct relocs *rs,
 static void scan_branches(struct stripped_check *sc, const struct section *sec,
 			  uint64_t from, uint64_t to)
 {
-	const struct arch *a = sc->im->arch;
+	const struct arch_refs *a = sc->arch;
 	uint64_t p, target, size = sec->sh.sh_size;
 
 	if (size - to > ARCH_BRANCH_MAX)
@@ -925,13 +917,13 @@ static void stripped_free(struct stripped_check *sc)
 int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		   struct stripped_check **job)
 {
+	const struct arch_refs *arch = arch_refs_find(im->ehdr.e_machine);
 	struct stripped_check *sc;
 	uint64_t t0 = now_ns(), bytes;
 	size_t i;
 
 	*job = NULL;
-	if (im->ehdr.e_type == ET_REL || !im->arch->reloc_ref ||
-	    !im->arch->next_branch)
+	if (im->ehdr.e_type == ET_REL || !arch)
 		return 0;
 	if (!(r->explained ? r->stats.verdicts[DROP_DEAD_BODY] +
 			     r->stats.verdicts[DROP_NO_FUNC] :
@@ -939,6 +931,7 @@ int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		return 0;
 	sc = xcalloc(1, sizeof(*sc));
 	sc->im = im;
+	sc->arch = arch;
 	gather(sc, r);
 	if (!sc->n) {
 		stripped_free(sc);
@@ -956,7 +949,7 @@ int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		return -1;
 	}
 	for (i = 0; i < KIND_CACHE; i++)
-		sc->kinds[i] = (uint8_t)im->arch->reloc_ref((uint32_t)i);
+		sc->kinds[i] = (uint8_t)arch->reloc_ref((uint32_t)i);
 	bytes = make_items(sc);
 	/*
 	 * No lock is needed: the thread writes only sc's candidates, and

@@ -14,12 +14,6 @@
 
 #include "site.h"
 
-/*
- * For the scan without reasons: note the entry-style call @s, dropped
- * for lying at no function entry, as one stripped_start() looks at.
- */
-void stripped_note(struct scan_result *r, const struct site *s);
-
 struct stripped_check;
 
 /*

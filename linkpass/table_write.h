@@ -30,8 +30,16 @@
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out,
 		    const struct out_gate *gate);
+/* the full tool's (table_asm.c) */
 int table_write_asm(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out,
 		    const struct out_gate *gate);
+/*
+ * Both writers: does the table go in a writable section (a PIE's
+ * entries get dynamic relocations), and the visibility of the
+ * reference to anchor @s.
+ */
+bool table_writable(const struct image *im);
+uint8_t anchor_ref_vis(const struct symbol *s);
 
 #endif

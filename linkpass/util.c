@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <libelf.h>
@@ -273,4 +274,23 @@ void one_line(char *s)
 bool glob_match(const char *pattern, const char *s)
 {
 	return fnmatch(pattern, s, 0) == 0;
+}
+
+void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *))
+{
+	pthread_t *tid = xcalloc(n ? n : 1, sizeof(*tid));
+	bool *started = xcalloc(n ? n : 1, sizeof(*started));
+	char *job = jobs;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		started[i] = !pthread_create(&tid[i], NULL, fn, job + i * size);
+	for (i = 0; i < n; i++)
+		if (!started[i])
+			fn(job + i * size);
+	for (i = 1; i < n; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
+	free(started);
+	free(tid);
 }

@@ -107,4 +107,13 @@ void one_line(char *s);
 /* Simple shell-style glob match (fnmatch). */
 bool glob_match(const char *pattern, const char *s);
 
+/*
+ * Run @fn on each of the @n jobs at @jobs, @size bytes apart: all but
+ * the first on threads of their own, the first (and any whose thread
+ * cannot start) on this one, then join them all.  The one way linkpass
+ * runs work in parallel; @fn must touch only its own job and what
+ * nobody writes while the jobs run, so no lock is needed.
+ */
+void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *));
+
 #endif

@@ -35,7 +35,9 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # a function definition: a name at the start of a line or after its
 # return type, its parameters, then the body's brace on the next line
 _DEF = re.compile(r"^([^\n#;{}()]*?)\b(\w+)\(([^;{}]*?)\)\s*\n\{", re.M)
-_CALLISH = re.compile(r"\b(\w+)\s*\(")
+# a call by name; one through a struct member (p->fn(), t.fn()) goes
+# through a pointer some table holds, not to a function of that name
+_CALLISH = re.compile(r"(?<!->)(?<!\.)\b(\w+)\s*\(")
 
 
 def sources():

@@ -1,4 +1,4 @@
-# The stripped-objects check's branch search (arch_x86_64.next_branch:
+# The stripped-objects check's branch search (arch-refs.c, x86_next_branch:
 # 64 bytes at a time, then 16, then byte by byte) against a plain
 # byte-by-byte reference, at every size and start up to 300 bytes, with
 # filters that keep some, none or all targets (tests/arch/next_branch.c).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arch_x86_64.next_branch() against a byte-by-byte reference.  The
- * arch entry scans 64 bytes at a time, then 16, then one by one; every
+ * x86_64's next_branch() (arch-refs.c) against a byte-by-byte
+ * reference.  The arch entry scans 64 bytes at a time, then 16, then one by one; every
  * branch it reports, and every one it skips, must be the reference's.
  * The buffers are random bytes rich in e8/e9/0f 8x, of every size up
  * to 300 (each loop's end and the tails past it), scanned from every
@@ -10,11 +10,12 @@
  *
  *   next_branch [SEED]
  */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
+#include "arch-refs.h"
 
 #define MAX 300
 
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
 			};
 			for (size = 0; size <= MAX; size++)
 				for (from = 0; from <= size; from++) {
-					p = arch_x86_64.next_branch(
+					p = arch_refs_find(EM_X86_64)->next_branch(
 						code, size, from, addr, &f, &t1);
 					q = reference(code, size, from, addr,
 						      &f, &t2);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The passes only the full tool has, one file each, which extras.c
+ * puts into the table of hooks.h (the kernel's set has none of them).
+ */
+#ifndef LINKPASS_EXTRAS_H
+#define LINKPASS_EXTRAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct anchors;
+struct funcs;
+struct image;
+struct options;
+struct scan_result;
+struct section;
+struct site;
+struct stripped_check;
+
+/*
+ * locals.c: refuse an image without local symbols that needs them,
+ * then start the stripped-objects check (the hook of hooks.h)
+ */
+int stripped_begin(struct image *im, struct scan_result *r, int threads,
+		   struct stripped_check **job);
+
+/* anchor_dso.c: a shared library's anchors, and --anchor SYM */
+int image_read_dynamic(struct image *im);
+int ehdr_anchor(struct image *im, struct anchors *a);
+int forced_anchor(struct image *im, const char *forced, size_t nsites,
+		  struct anchors *a);
+
+/*
+ * scan_stats.c: scan --stats; @ns: the times of its start, the image
+ * opened, the write's start and the end
+ */
+void scan_print_stats(struct image *im, const struct options *o,
+		      struct scan_result *r, const struct anchors *a,
+		      const uint64_t *ns);
+
+/*
+ * print_entry.c.  Where the previous entry was: lines of a sorted
+ * table then cost a few steps each instead of a search.  Start with
+ * DESCRIBE_CURSOR_INIT.
+ */
+struct describe_cursor {
+	struct section *sec;
+	long hint;
+};
+
+#define DESCRIBE_CURSOR_INIT { NULL, -1 }
+
+/*
+ * One line of dump and sites output, "0x<addr> <describe_addr>", the
+ * same bytes as printf would make, formatted by hand: a kernel's table
+ * has hundreds of thousands of lines and the driver dumps it twice.
+ */
+void describe_print_entry(struct image *im, const struct funcs *f,
+			  uint64_t addr, struct describe_cursor *c);
+
+#endif
