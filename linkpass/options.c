@@ -194,6 +194,8 @@ static const struct opt opts[] = {
 		     "a relocatable object (default) or assembler text"),
 	OPT_BOOLEAN(0, "fsync", fsync, CMD_SCAN,
 		    "fsync the output before it replaces the target"),
+	OPT_BOOLEAN(0, "allow-empty", allow_empty, CMD_SCAN,
+		    "write an empty table for an image that names an mcount symbol"),
 	OPT_STRING(0, "anchor", anchor, "SYM|auto", CMD_SCAN | CMD_CHECK,
 		   "the symbol entries are relative to (default auto)"),
 	OPT_BOOLEAN(0, "stats", stats, CMD_SCAN | CMD_OBJ | CMD_NOP,
