@@ -16,6 +16,23 @@ static int cmp_site_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
+			   uint64_t avail)
+{
+	static const enum call_form forms[] = { CALL_REL32, CALL_ADDR32 };
+	const uint8_t *nop;
+	unsigned int len;
+	size_t i;
+
+	for (i = 0; im->arch->site_nop && i < ARRAY_SIZE(forms); i++) {
+		len = im->arch->call_len(forms[i]);
+		nop = im->arch->site_nop(len);
+		if (nop && avail >= len && !memcmp(p, nop, len))
+			return len;
+	}
+	return 0;
+}
+
 /*
  * The call opening function @fn, if it calls the mcount symbol; with
  * @nops, the NOP that linkpass nop writes over such a call instead.
@@ -41,12 +58,12 @@ static bool entry_call(struct image *im, const struct func *fn,
 		avail = fn->end - fn->start;
 	pre = im->arch->entry_prefix(b + off, avail);
 	if (nops) {
-		/* the NOP of a direct call's length (x86: x86_nops[5]) */
-		const uint8_t *nop;
-
-		len = im->arch->call_len(CALL_REL32);
-		nop = im->arch->site_nop ? im->arch->site_nop(len) : NULL;
-		if (!nop || avail - pre < len || memcmp(b + off + pre, nop, len))
+		/*
+		 * The NOP of a direct call's length: x86_nops[5] over e8,
+		 * or the one 6-byte NOP over a PIE's addr32 call
+		 */
+		len = audit_nop_len(im, b + off + pre, avail - pre);
+		if (!len)
 			return false;
 	} else {
 		len = im->arch->direct_call(b + off + pre, avail - pre,

@@ -20,5 +20,12 @@
  */
 int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 		struct scan_result *r);
+/*
+ * The length of the NOP linkpass nop writes over a site that starts at
+ * @p (@avail bytes readable): the NOP of a direct call's length, or of
+ * a PIE's 6-byte addr32 call.  0 when @p holds neither.
+ */
+unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
+			   uint64_t avail);
 
 #endif

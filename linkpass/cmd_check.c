@@ -188,6 +188,61 @@ static int sites_to_check(const struct options *o, struct image *im,
 	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
 }
 
+/* Does the table's first site hold the NOP linkpass nop writes? */
+static bool first_site_nopped(struct image *im, const struct options *o)
+{
+	struct section *sec;
+	const uint8_t *b;
+	struct table t;
+	bool ret = false;
+	size_t i;
+
+	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
+		return false;
+	for (i = 0; i < t.n && !t.v[i]; i++)
+		;	/* zeroed entries name no site */
+	sec = i < t.n ? image_section_at(im, t.v[i]) : NULL;
+	b = sec && sec->sh.sh_type != SHT_NOBITS ?
+	    image_section_bytes(im, sec) : NULL;
+	if (b)
+		ret = audit_nop_len(im, b + (t.v[i] - sec->sh.sh_addr),
+				    sec->sh.sh_size - (t.v[i] - sec->sh.sh_addr));
+	table_free(&t);
+	return ret;
+}
+
+/*
+ * The comparison needs the relocations of the code (-q).  An image that
+ * kept none (scripts/link-vmlinux.sh's output, a shipped image) gets one
+ * line that says what checks it: --byte-audit, with --sites=nop when its
+ * sites were NOP'd at link time, or a link that keeps them.  0 when the
+ * image has them, or has no code (or no symbols) to check.
+ */
+static int code_relocs_kept(struct image *im, const struct options *o)
+{
+	struct section *code = NULL;
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *s = &im->secs[i];
+
+		if (image_is_code_relocs(im, s) && s->sh.sh_size)
+			return 0;
+		/* name .text when there is one */
+		if ((!code || !strcmp(s->name, ".text")) &&
+		    (s->sh.sh_flags & SHF_EXECINSTR) &&
+		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
+			code = s;
+	}
+	/* without .symtab the scan's own error comes first */
+	if (!code || !im->symtab)
+		return 0;
+	return lp_error(im->path, code->name,
+			"no relocations kept for code, which check compares the table with: for a shipped image or scripts/link-vmlinux.sh's output run 'linkpass check --byte-audit%s %s'; for a fresh one link with -q (--emit-relocs; link-vmlinux.sh --keep-relocs)",
+			first_site_nopped(im, o) ? " --sites=nop" : "",
+			im->path);
+}
+
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
@@ -211,6 +266,9 @@ static int check_linked(struct options *o, struct image *im,
 	 * table, so that a refused image gets that one error line.
 	 */
 	want.bounds = &bounds;
+	if (!o->byte_audit && !o->scan.patchable &&
+	    code_relocs_kept(im, o) < 0)
+		return EXIT_ERROR;
 	ret = sites_to_check(o, im, &want, &r);
 	if (ret < 0)
 		return EXIT_ERROR;
