@@ -44,7 +44,11 @@ Options:
   --nop-sites        write the NOP over every site in OUTPUT (linkpass nop;
                      the table unchanged; with --keep-relocs each site's
                      relocation becomes R_*_NONE): a program linked with
-                     liblptrace.a then only checks its sites at start
+                     liblptrace.a then only checks its sites at start.
+                     The default when LINK-COMMAND names the runtime
+                     (liblptrace.a, -llptrace or lptrace-dso.o)
+  --no-nop-sites     leave the calls in OUTPUT even with the runtime: it
+                     then writes the NOPs at start
   --keep-temps       keep the temporary directory and say where it is
   --linkpass PATH    the linkpass binary (default: \$LINKPASS, else
                      linkpass/linkpass in this repository, else PATH)
@@ -128,7 +132,7 @@ run()
 
 max_passes=8
 keep_relocs=
-nop_sites=
+nop_sites=		# 1, 0 (--no-nop-sites), or empty: 1 with the runtime
 keep_temps=
 linkpass=${LINKPASS:-}
 objcopy=${OBJCOPY:-}
@@ -182,6 +186,7 @@ while [[ $# -gt 0 ]]; do
 	-v | --verbose) verbose=1 ;;
 	--keep-relocs) keep_relocs=1 ;;
 	--nop-sites) nop_sites=1 ;;
+	--no-nop-sites) nop_sites=0 ;;
 	--keep-temps) keep_temps=1 ;;
 	--stats) stats=1 ;;
 	--patchable-entries)
@@ -287,6 +292,22 @@ if [[ $link_kind == linker ]]; then
 else
 	relocs_flag=-Wl,--emit-relocs
 fi
+
+# What the link command says about the program: the runtime linked in
+# (then the NOPs are written at link time unless --no-nop-sites).
+runtime_linked=
+for arg in "${link_cmd[@]:1}"; do
+	case $arg in
+	-llptrace | -l:liblptrace.a | */liblptrace.a | liblptrace.a | \
+	*/lptrace-dso.o | lptrace-dso.o)
+		runtime_linked=1
+		;;
+	esac
+done
+if [[ -z $nop_sites && -n $runtime_linked ]]; then
+	nop_sites=1
+fi
+[[ $nop_sites != 0 ]] || nop_sites=
 
 # ---------------------------------------------------------------------
 # Temporary files
