@@ -1,21 +1,26 @@
 """No silent empty table.
 
-`linkpass scan` refuses an image that
+`linkpass scan` (and so scripts/link-vmlinux.sh) refuses an image that
 names an mcount symbol but has no call site, in one line saying why and
 what to do; `--allow-empty` accepts it.  An image that names no mcount
-symbol still gets its empty table.
+symbol still gets its empty table.  gcc -flto through the driver, the
+way a user writes it, gives the exact table and no gmon.out; without
+-pg on the link line, one line says to add it.
 
 Truths used: what each program is built from (notrace functions only, a
 __fentry__ only glibc defines, no -pg at all), readelf's symbol table,
-and the files left in the folder.
+the sites objdump finds (lptest.ground_truth), the runtime's own count
+of the sites it found at start, and the files left in the folder.
 """
 
 import re
 
 import pytest
 
+import lpfacts
 import lptest
-from lptest import STUBS_S, assemble, compile_src, run
+from lptest import STUBS_S, assemble, compile_src, link_driver, run
+from test_runtime import runtime_lib  # noqa: F401
 
 NOTRACE_C = """\
 __attribute__((no_instrument_function)) int main(void) { return 0; }
@@ -119,3 +124,125 @@ def test_no_mcount_symbol_keeps_its_empty_table(linkpass, tmp_path, cc, ld):
     proc = linkpass.run("scan", image, "-o", out)
     assert proc.stderr == "" and out.exists()
     assert lptest.table_object_entries(out, image) == []
+
+
+# ---------------------------------------------------------------------------
+# The driver
+
+
+def test_driver_fails_and_allow_empty(linkpass, tmp_path):
+    """The driver stops at the scan's line, with its status (2), and
+    writes no OUTPUT; --allow-empty passes the option on to scan."""
+    lptest.require_compiler_ld("gcc", "bfd")
+    objs = notrace_objs(tmp_path, "gcc")
+    out = tmp_path / "prog"
+    proc = link_driver(out, ["gcc", *objs], linkpass=linkpass.path,
+                       cwd=tmp_path, check=False)
+    assert proc.returncode == 2, lptest.describe(proc)
+    assert re.search(r"^linkpass: \S+/\.tmp_image1: __fentry__: no call "
+                     r"site: no code calls __fentry__; with gcc -flto, -pg "
+                     r"\(and -mfentry\) must be on the link line too, or "
+                     r"give --allow-empty for an empty table$",
+                     proc.stderr, re.M), proc.stderr
+    assert not out.exists()
+    assert not list(tmp_path.glob(".link-vmlinux.*"))
+    assert not list(tmp_path.glob(".prog.*"))
+
+    link_driver(out, ["gcc", *objs], "--allow-empty", linkpass=linkpass.path,
+                cwd=tmp_path)
+    assert linkpass.dump(out) == []
+    assert run([out]).returncode == 0
+
+
+# gcc -flto: the code, and its calls to __fentry__, are generated at link
+# time.  Three files, so that code crosses units; noinline keeps each
+# function (LTO would inline them all).
+LTO_MAIN = """\
+#include <stdio.h>
+extern int other(int x);
+__attribute__((noinline)) int leaf(int x) { return x * 3; }
+static __attribute__((noinline)) int mid(int x) { return leaf(x) + other(x); }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	printf("%d\\n", mid(argc));
+	return 0;
+}
+"""
+LTO_OTHER = "__attribute__((noinline)) int other(int x) { return x + 7; }\n"
+LTO_NOTRACE = """\
+__attribute__((no_instrument_function, noinline)) int quiet(int x)
+{
+	return x - 1;
+}
+"""
+
+
+def lto_objs(tmp_path, pie=True):
+    lptest.require_compiler_ld("gcc", "bfd")
+    if not lptest.links_trivial_program(["gcc", "-flto"]):
+        pytest.skip("gcc -flto cannot link here: "
+                    + lptest.links_trivial_program.stderr)
+    flags = ["-O2", "-flto", "-pg", "-mfentry", "-fpie" if pie else "-fno-pie"]
+    return [compile_src(tmp_path, name, src, "gcc", flags)
+            for name, src in (("main.c", LTO_MAIN), ("other.c", LTO_OTHER),
+                              ("quiet.c", LTO_NOTRACE))]
+
+
+@pytest.mark.parametrize("pie", [True, False], ids=["pie", "nopie"])
+def test_gcc_lto_the_natural_way(linkpass, tmp_path, runtime_lib, pie):
+    """`link-vmlinux.sh OUT -- gcc -O2 -flto -pg -mfentry *.o
+    liblptrace.a -lpthread -ldl` gives the exact table (objdump truth),
+    NOP'd at link time as the runtime is linked, and the program writes
+    no gmon.out: the driver pulls the archive's __fentry__ before LTO
+    code generation (-u) and keeps gprof's gcrt1.o out (-specs)."""
+    objs = lto_objs(tmp_path, pie)
+    cmd = ["gcc", "-O2", "-flto", "-pg", "-mfentry",
+           "-pie" if pie else "-no-pie", *objs, runtime_lib, "-lpthread",
+           "-ldl"]
+    calls = tmp_path / "prog.calls"
+    link_driver(calls, cmd, "--no-nop-sites", linkpass=linkpass.path,
+                cwd=tmp_path)
+    truth = lptest.ground_truth(calls)
+    names = {name for name, _ in truth.values()}
+    assert {"main", "mid", "leaf", "other"} <= names and "quiet" not in names
+    assert linkpass.dump(calls) == sorted(truth)
+    assert {len(raw) for _, raw in truth.values()} == {6 if pie else 5}
+
+    prog = tmp_path / "prog"
+    link_driver(prog, cmd, linkpass=linkpass.path, cwd=tmp_path)
+    assert linkpass.dump(prog) == sorted(truth)
+    for addr, (name, raw) in truth.items():
+        nop = lpfacts.NOP6 if len(raw) == 6 else lpfacts.NOP5
+        assert lptest.read_bytes(prog, addr, len(raw)) == nop, name
+    # the check the message of `linkpass check prog` names passes
+    rc, proc = linkpass.check(prog, "--byte-audit", "--sites=nop")
+    assert rc == 0, proc.stdout
+
+    n = len(truth)
+    for exe, nopped, already in ((calls, n, 0), (prog, 0, n)):
+        proc = run([exe], cwd=tmp_path, env={"LPTRACE_VERBOSE": "1"})
+        assert proc.stdout == "11\n"
+        assert re.search(rf"\b{n} sites: {nopped} nopped, {already} already "
+                         r"nop, 0 refused\b", proc.stderr), proc.stderr
+    assert not (tmp_path / "gmon.out").exists()
+    assert not list(tmp_path.glob(".link-vmlinux.*"))
+
+
+def test_gcc_lto_without_pg_on_the_link_line(linkpass, tmp_path, runtime_lib):
+    """gcc instruments -flto code only with -pg on the link line: without
+    it the table would be empty, and the driver says what to add."""
+    objs = lto_objs(tmp_path)
+    out = tmp_path / "prog"
+    cmd = ["gcc", "-O2", "-flto", *objs, runtime_lib, "-lpthread", "-ldl"]
+    proc = link_driver(out, cmd, linkpass=linkpass.path, cwd=tmp_path,
+                       check=False)
+    assert proc.returncode == 1, lptest.describe(proc)
+    assert proc.stderr == (
+        f"link-vmlinux.sh: {out}: empty table: gcc -flto generates code at "
+        "link time and instruments it only with -pg there: add -pg (and "
+        "-mfentry) to the link command, or give --allow-empty\n")
+    assert not out.exists()
+    link_driver(out, cmd, "--allow-empty", linkpass=linkpass.path,
+                cwd=tmp_path)
+    assert linkpass.dump(out) == []
