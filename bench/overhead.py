@@ -178,8 +178,9 @@ def main():
     objdir = os.path.join(out, "obj-call-ret")
     objs = sorted(os.path.join(objdir, f) for f in os.listdir(objdir))
     nop_exe = os.path.join(out, "nop")
-    sh(["bash", lv, nop_exe, "--", "gcc", "-no-pie", *objs, rt,
-        "-lpthread"])
+    # --no-nop-sites: this way measures the NOPs written at start
+    sh(["bash", lv, "--no-nop-sites", nop_exe, "--", "gcc", "-no-pie", *objs,
+        rt, "-lpthread"])
     ways["nop"] = ([nop_exe], {"LPTRACE": "on"})
     # LPTRACE_BUFSIZE is set below, once the number of calls is known,
     # so that every call is recorded, none dropped
@@ -192,7 +193,8 @@ def main():
                                         os.path.join(out, "graph.data")})
     if args.ref_lib:
         ref_exe = os.path.join(out, "nop-ref")
-        sh(["bash", lv, ref_exe, "--", "gcc", "-no-pie", *objs,
+        sh(["bash", lv, "--no-nop-sites", ref_exe, "--", "gcc", "-no-pie",
+            *objs,
             os.path.abspath(args.ref_lib), "-lpthread"])
         ways["graph-stream-ref"] = ([ref_exe], {
             "LPTRACE_FILTER": "*", "LPTRACE_GRAPH": "1",

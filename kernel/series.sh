@@ -186,7 +186,7 @@ cmd_verify() {
 	done < <("$here/export.sh" --list)
 	for f in "$tree"/scripts/linkpass/*.[ch]; do
 		"$here/export.sh" --list | grep -q "/$(basename "$f")\$" || {
-			echo "series.sh: $f: not in this repository's kernel set of linkpass" >&2
+			echo "series.sh: $f: not in linkpass/kernel-files, the kernel set" >&2
 			bad=1
 		}
 	done

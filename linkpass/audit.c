@@ -10,6 +10,7 @@
 #include "mcount.h"
 #include "options.h"
 #include "patchable.h"
+#include "table_read.h"
 #include "util.h"
 
 /* The first line of a byte-level audit, saying what a site is. */
@@ -25,6 +26,23 @@ static int cmp_site_addr(const void *a, const void *b)
 	const struct site *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
+			   uint64_t avail)
+{
+	static const enum call_form forms[] = { CALL_REL32, CALL_ADDR32 };
+	const uint8_t *nop;
+	unsigned int len;
+	size_t i;
+
+	for (i = 0; im->arch->site_nop && i < ARRAY_SIZE(forms); i++) {
+		len = im->arch->call_len(forms[i]);
+		nop = im->arch->site_nop(len);
+		if (nop && avail >= len && !memcmp(p, nop, len))
+			return len;
+	}
+	return 0;
 }
 
 /*
@@ -52,12 +70,12 @@ static bool entry_call(struct image *im, const struct func *fn,
 		avail = fn->end - fn->start;
 	pre = im->arch->entry_prefix(b + off, avail);
 	if (nops) {
-		/* the NOP of a direct call's length (x86: x86_nops[5]) */
-		const uint8_t *nop;
-
-		len = im->arch->call_len(CALL_REL32);
-		nop = im->arch->site_nop ? im->arch->site_nop(len) : NULL;
-		if (!nop || avail - pre < len || memcmp(b + off + pre, nop, len))
+		/*
+		 * The NOP of a direct call's length: x86_nops[5] over e8,
+		 * or the one 6-byte NOP over a PIE's addr32 call
+		 */
+		len = audit_nop_len(im, b + off + pre, avail - pre);
+		if (!len)
 			return false;
 	} else {
 		len = im->arch->direct_call(b + off + pre, avail - pre,
@@ -164,4 +182,42 @@ int audit_check_sites(const struct options *o, struct image *im,
 	else
 		printf(AUDIT_CALLS, o->image, o->scan.mcount_syms[0]);
 	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
+}
+
+/* Does the table's first site hold the NOP linkpass nop writes? */
+static bool first_site_nopped(struct image *im, const struct options *o)
+{
+	struct section *sec;
+	const uint8_t *b;
+	struct table t;
+	bool ret = false;
+	size_t i;
+
+	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
+		return false;
+	for (i = 0; i < t.n && !t.v[i]; i++)
+		;	/* zeroed entries name no site */
+	sec = i < t.n ? image_section_at(im, t.v[i]) : NULL;
+	b = sec && sec->sh.sh_type != SHT_NOBITS ?
+	    image_section_bytes(im, sec) : NULL;
+	if (b)
+		ret = audit_nop_len(im, b + (t.v[i] - sec->sh.sh_addr),
+				    sec->sh.sh_size - (t.v[i] - sec->sh.sh_addr));
+	table_free(&t);
+	return ret;
+}
+
+/*
+ * check on an image without code relocations (hooks.h): the byte audit
+ * checks it, with --sites=nop when its sites were NOP'd at link time
+ * (scripts/link-vmlinux.sh's output with the runtime); a fresh image
+ * can be linked again keeping them.
+ */
+int audit_no_code_relocs(struct image *im, const struct options *o,
+			 const struct section *code)
+{
+	return lp_error(im->path, code->name,
+			"no relocations kept for code, which check compares the table with: for a shipped image or scripts/link-vmlinux.sh's output run 'linkpass check --byte-audit%s %s'; for a fresh one link with -q (--emit-relocs; link-vmlinux.sh --keep-relocs)",
+			first_site_nopped(im, o) ? " --sites=nop" : "",
+			im->path);
 }

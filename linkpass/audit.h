@@ -22,6 +22,13 @@ struct options;
  */
 int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 		struct scan_result *r);
+/*
+ * The length of the NOP linkpass nop writes over a site that starts at
+ * @p (@avail bytes readable): the NOP of a direct call's length, or of
+ * a PIE's 6-byte addr32 call.  0 when @p holds neither.
+ */
+unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
+			   uint64_t avail);
 
 /*
  * check --byte-audit (the hook of hooks.h): the first line saying what
@@ -29,5 +36,12 @@ int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
  */
 int audit_check_sites(const struct options *o, struct image *im,
 		      struct scan_result *r);
+
+/*
+ * check's one line for an image without code relocations (hooks.h):
+ * the byte-audit command that checks it.  Returns -1.
+ */
+int audit_no_code_relocs(struct image *im, const struct options *o,
+			 const struct section *code);
 
 #endif

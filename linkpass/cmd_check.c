@@ -176,6 +176,38 @@ static int sites_to_check(const struct options *o, struct image *im,
 	return find_sites(im, &o->scan, want, r);
 }
 
+/*
+ * The comparison needs the relocations of the code (-q).  An image that
+ * kept none (a stripped vmlinux, a shipped image) gets one line that
+ * says what checks it: a link that keeps them, or in the full tool the
+ * byte audit (audit.c).  0 when the image has them, or has no code (or
+ * no symbols) to check.
+ */
+static int code_relocs_kept(struct image *im, const struct options *o)
+{
+	struct section *code = NULL;
+	size_t i;
+
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *s = &im->secs[i];
+
+		if (image_is_code_relocs(im, s) && s->sh.sh_size)
+			return 0;
+		/* name .text when there is one */
+		if ((!code || !strcmp(s->name, ".text")) &&
+		    (s->sh.sh_flags & SHF_EXECINSTR) &&
+		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
+			code = s;
+	}
+	/* without .symtab the scan's own error comes first */
+	if (!code || !im->symtab)
+		return 0;
+	if (extras()->no_code_relocs)
+		return extras()->no_code_relocs(im, o, code);
+	return lp_error(im->path, code->name,
+			"no relocations kept for code, which check compares the table with: check the image as linked with -q (--emit-relocs), before its relocations are stripped");
+}
+
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
@@ -199,6 +231,9 @@ static int check_linked(struct options *o, struct image *im,
 	 * table, so that a refused image gets that one error line.
 	 */
 	want.bounds = &bounds;
+	if (!o->byte_audit && !o->scan.patchable &&
+	    code_relocs_kept(im, o) < 0)
+		return EXIT_ERROR;
 	ret = sites_to_check(o, im, &want, &r);
 	if (ret < 0)
 		return EXIT_ERROR;

@@ -64,6 +64,12 @@ struct extras {
 	int (*audit_sites)(const struct options *o, struct image *im,
 			   struct scan_result *r);
 	/*
+	 * check's error for an image whose code kept no relocations,
+	 * @code its first code section (audit.c: it names --byte-audit)
+	 */
+	int (*no_code_relocs)(struct image *im, const struct options *o,
+			      const struct section *code);
+	/*
 	 * A shared library's anchor (anchor.c): im->interposable from
 	 * its dynamic section, and __ehdr_start as the one anchor.
 	 */

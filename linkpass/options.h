@@ -44,6 +44,7 @@ struct options {
 	const char *output;
 	bool stats;
 	bool fsync;		/* fsync outputs before the rename */
+	bool allow_empty;	/* scan: 0 sites with an mcount symbol is ok */
 	enum out_format format;
 	const char *anchor;
 	const char *start_sym, *stop_sym;

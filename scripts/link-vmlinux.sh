@@ -44,7 +44,15 @@ Options:
   --nop-sites        write the NOP over every site in OUTPUT (linkpass nop;
                      the table unchanged; with --keep-relocs each site's
                      relocation becomes R_*_NONE): a program linked with
-                     liblptrace.a then only checks its sites at start
+                     liblptrace.a then only checks its sites at start.
+                     The default when LINK-COMMAND names the runtime
+                     (liblptrace.a, -llptrace or lptrace-dso.o)
+  --no-nop-sites     leave the calls in OUTPUT even with the runtime: it
+                     then writes the NOPs at start
+  --allow-empty      accept an empty table for an image that names an
+                     mcount symbol (linkpass scan --allow-empty); without
+                     it such an image, or a gcc -flto link without -pg
+                     that gives an empty table, is an error
   --keep-temps       keep the temporary directory and say where it is
   --linkpass PATH    the linkpass binary (default: \$LINKPASS, else
                      linkpass/linkpass in this repository, else PATH)
@@ -128,7 +136,8 @@ run()
 
 max_passes=8
 keep_relocs=
-nop_sites=
+nop_sites=		# 1, 0 (--no-nop-sites), or empty: 1 with the runtime
+allow_empty=
 keep_temps=
 linkpass=${LINKPASS:-}
 objcopy=${OBJCOPY:-}
@@ -182,6 +191,8 @@ while [[ $# -gt 0 ]]; do
 	-v | --verbose) verbose=1 ;;
 	--keep-relocs) keep_relocs=1 ;;
 	--nop-sites) nop_sites=1 ;;
+	--no-nop-sites) nop_sites=0 ;;
+	--allow-empty) allow_empty=1 ;;
 	--keep-temps) keep_temps=1 ;;
 	--stats) stats=1 ;;
 	--patchable-entries)
@@ -288,6 +299,47 @@ else
 	relocs_flag=-Wl,--emit-relocs
 fi
 
+# What the link command says about the program: the runtime linked in
+# (then the NOPs are written at link time unless --no-nop-sites), and
+# gcc's link-time code generation (-flto) with or without -pg.
+runtime_linked=
+lto=
+pg=
+fentry=
+for arg in "${link_cmd[@]:1}"; do
+	case $arg in
+	-llptrace | -l:liblptrace.a | */liblptrace.a | liblptrace.a | \
+	*/lptrace-dso.o | lptrace-dso.o)
+		runtime_linked=1
+		;;
+	-flto | -flto=*) lto=1 ;;
+	-fno-lto) lto= ;;
+	-pg | -p) pg=1 ;;
+	-mfentry) fentry=1 ;;
+	esac
+done
+if [[ -z $nop_sites && -n $runtime_linked ]]; then
+	nop_sites=1
+fi
+[[ $nop_sites != 0 ]] || nop_sites=
+
+# gcc instruments -flto code when it generates it, at link time, and only
+# with -pg on the link line (the objects do not record -pg).  gcc_lto_pg:
+# that case; gcc_lto_no_pg: -flto without -pg, whose table comes out empty.
+gcc_lto_pg=
+gcc_lto_no_pg=
+cc_version=
+if [[ $link_kind == driver && -n $lto ]]; then
+	cc_version=$'\n'$("${link_cmd[0]}" -v 2>&1 || true)
+fi
+if [[ $cc_version == *$'\ngcc version '* ]]; then
+	if [[ -n $pg ]]; then
+		gcc_lto_pg=1
+	else
+		gcc_lto_no_pg=1
+	fi
+fi
+
 # ---------------------------------------------------------------------
 # Temporary files
 
@@ -319,6 +371,29 @@ tmp_base=${tmp_base:-$out_dir}
 tmp=$(mktemp -d "$tmp_base/.link-vmlinux.XXXXXX") ||
 	die 1 "--tmpdir: cannot create a temporary directory in '$tmp_base'"
 
+# gcc -flto -pg: two additions to each link.
+# - -pg on the link line also links gprof's start file, gcrt1.o, whose
+#   start-up and exit write gmon.out.  A spec file (gcc's -specs=, see
+#   "Spec Files" in gcc's manual) hides -pg and -p from the start-file
+#   spec only, with %>: the normal start file is linked, and -pg stays in
+#   COLLECT_GCC_OPTIONS, where lto-wrapper takes it for code generation.
+# - The code that calls the mcount symbol exists only after the archives
+#   were searched, so an archive's definition (liblptrace.a's __fentry__)
+#   would not be pulled and glibc's would be called through the GOT:
+#   -u makes the linker pull it first.
+lto_flags=()
+if [[ -n $gcc_lto_pg ]]; then
+	printf '%s\n' '%rename startfile link_vmlinux_startfile' '' \
+		'*startfile:' '%>pg %>p %(link_vmlinux_startfile)' '' \
+		>"$tmp/lto-pg.specs"
+	lto_flags=("-specs=$tmp/lto-pg.specs")
+	if [[ -n $fentry ]]; then
+		lto_flags+=("-Wl,-u,__fentry__")
+	else
+		lto_flags+=("-Wl,-u,mcount")
+	fi
+fi
+
 # ---------------------------------------------------------------------
 # Steps
 
@@ -329,8 +404,8 @@ link()
 	shift
 
 	progress LD ".tmp_image$n"
-	run "${link_cmd[0]}" "$relocs_flag" -o "$image" "${link_cmd[@]:1}" "$@" ||
-		status=$?
+	run "${link_cmd[0]}" "$relocs_flag" "${lto_flags[@]}" -o "$image" \
+		"${link_cmd[@]:1}" "$@" || status=$?
 	if [[ $status -ne 0 ]]; then
 		die "$status" "link $n: '${link_cmd[0]}' failed with status $status (its messages are above)"
 	fi
@@ -345,8 +420,8 @@ link_try()
 	local n=$1 image=$tmp/.tmp_image$1
 	shift
 
-	run "${link_cmd[0]}" "$relocs_flag" -o "$image" "${link_cmd[@]:1}" "$@" \
-		>"$tmp/.tmp_link$n.log" 2>&1
+	run "${link_cmd[0]}" "$relocs_flag" "${lto_flags[@]}" -o "$image" \
+		"${link_cmd[@]:1}" "$@" >"$tmp/.tmp_link$n.log" 2>&1
 }
 
 # Run linkpass and propagate an error status.  scan and dump exit 0 or 2;
@@ -366,12 +441,13 @@ lp()
 scan()
 {
 	local n=$1
-	local stat_opt=()
+	local own_opts=()	# the options scan takes and check does not
 
-	[[ -z $stats ]] || stat_opt=(--stats)
+	[[ -z $stats ]] || own_opts=(--stats)
+	[[ -z $allow_empty ]] || own_opts+=(--allow-empty)
 	progress MCOUNT ".tmp_image$n"
 	lp scan "$tmp/.tmp_image$n" -o "$tmp/.tmp_mcount$n.o" \
-		"${stat_opt[@]}" "${scan_opts[@]}" ||
+		"${own_opts[@]}" "${scan_opts[@]}" ||
 		die 1 "linkpass scan .tmp_image$n: unexpected status $?"
 }
 
@@ -518,6 +594,15 @@ while :; do
 done
 
 image=$tmp/.tmp_image$n
+
+# gcc -flto without -pg on the link line: the code was generated without
+# the calls, whatever the objects were compiled with.
+if [[ -n $gcc_lto_no_pg && -z $allow_empty ]]; then
+	lp dump "$image" "${table_opts[@]}" >"$tmp/.tmp_dump_lto" ||
+		die 1 "linkpass dump .tmp_image$n: unexpected status"
+	[[ -s $tmp/.tmp_dump_lto ]] ||
+		die 1 "$output: empty table: gcc -flto generates code at link time and instruments it only with -pg there: add -pg (and -mfentry) to the link command, or give --allow-empty"
+fi
 
 # ---------------------------------------------------------------------
 # --patchable-entries: the compiler's lists (one per object) were linked

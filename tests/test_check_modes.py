@@ -152,13 +152,47 @@ def test_byte_audit_agrees_without_relocations(tmp_path, linkpass, cc, pie):
     run(["objcopy", "--remove-relocations=*", img, norel])
     # Without relocations the ordinary check has nothing to go by ...
     proc = linkpass.run("check", norel, check=False)
-    assert proc.returncode == 2 and "link the image with -q" in proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    assert f"run 'linkpass check --byte-audit {norel}'" in proc.stderr
     # ... the audit has, and finds the same table exact.
     rc, audit = linkpass.check(norel, "--byte-audit")
     assert rc == 0, audit.stdout
     assert audit.stdout.splitlines()[0].startswith(
         f"check: {norel}: byte-level audit: no relocations used;")
     assert summary(audit).replace(str(norel), "X") == summary(by_rel).replace(str(img), "X")
+
+
+@pytest.mark.parametrize("cc,pie", [("gcc", True), ("clang", False)],
+                         ids=["gcc-pie", "clang-nopie"])
+@pytest.mark.parametrize("nop", [False, True], ids=["calls", "nop-sites"])
+def test_check_of_the_drivers_output_says_what_to_run(tmp_path, linkpass, cc,
+                                                      pie, nop):
+    """The driver's output keeps no static relocations: check says so in
+    one line, with the command that checks it (--sites=nop added when
+    the sites were NOP'd: gcc's PIE sites are 6 bytes, clang's 5), and
+    that command accepts the output."""
+    pic = [] if pie else ["-fno-pie"]
+    objs = [compile_src(tmp_path, name, src, cc=cc,
+                        flags=["-pg", "-mfentry", "-O2", *pic])
+            for name, src in (("main.c", PROG), ("strong.c", STRONG))]
+    objs.append(assemble(tmp_path, "stubs.s", STUBS_S))
+    out = tmp_path / "prog"
+    run(["bash", linkpass.path.parent.parent / "scripts" / "link-vmlinux.sh",
+         *(["--nop-sites"] if nop else []), out, "--", cc,
+         "-pie" if pie else "-no-pie", *objs], env={"LINKPASS": linkpass.path})
+    proc = linkpass.run("check", out, check=False)
+    assert proc.returncode == 2
+    cmd = f"linkpass check --byte-audit{' --sites=nop' if nop else ''} {out}"
+    assert proc.stderr == (
+        f"linkpass: {out}: .text: no relocations kept for code, which check "
+        f"compares the table with: for a shipped image or "
+        f"scripts/link-vmlinux.sh's output run '{cmd}'; for a fresh one link "
+        "with -q (--emit-relocs; link-vmlinux.sh --keep-relocs)\n"), proc.stderr
+    rc, audit = linkpass.check(*cmd.split()[2:])
+    assert rc == 0, audit.stdout
+    assert re.search(r": ok: ([4-9]) table entries .* match the \1 call sites"
+                     + (r" \(each the NOP\)$" if nop else "$"),
+                     summary(audit)), audit.stdout
 
 
 def test_byte_audit_sees_stale_entries_of_a_per_object_table(tmp_path, linkpass):

@@ -197,9 +197,15 @@ def test_export_copies_the_list_and_builds_its_objects(tmp_path):
     tree = tmp_path / "linux"
     write(tree / "scripts" / "Makefile",
           "subdir-$(CONFIG_GCC_PLUGINS) += gcc-plugins\n")
+    # past the preamble (line 100), two sorted neighbours of the title
     write(tree / "MAINTAINERS",
-          "".join(f"T{i}\n\n" for i in range(120)) + "ZZZ\n")
+          "".join(f"T{i}\n\n" for i in range(60))
+          + "LINEAR RANGES HELPERS\nF:\ta\n\n"
+          + "LINUX FOR POWER MACINTOSH\nF:\tb\n")
     run([REPO / "kernel" / "export.sh", tree])
+    entry = (tree / "MAINTAINERS").read_text().split("\n\n")
+    assert entry[61].startswith(
+        "LINKPASS (FTRACE MCOUNT TABLE AT FINAL LINK)\n"), entry[60:63]
     dst = tree / "scripts" / "linkpass"
     got = sorted(p.name for p in dst.iterdir() if p.suffix in (".c", ".h"))
     assert got == sorted(Path(f).name for f in kernel_files())

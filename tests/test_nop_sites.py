@@ -1,8 +1,10 @@
-"""scripts/link-vmlinux.sh --nop-sites (linkpass nop): the sites of the
-final image are NOPs at link time, for gcc and clang, with the table
-unchanged; the runtime then only checks them at start, and copies no
-text page until tracing is first enabled.  (linkpass nop on its own,
-images with relocations and .ko-like objects: tests/test_nop.py.)
+"""scripts/link-vmlinux.sh --nop-sites (linkpass nop), the default when
+the link command names the runtime: the sites of the final image are
+NOPs at link time, for gcc and clang, with the table unchanged; the
+runtime then only checks them at start, and copies no text page until
+tracing is first enabled.  --no-nop-sites leaves the calls, and the
+runtime writes the NOPs at start.  (linkpass nop on its own, images with
+relocations and .ko-like objects: tests/test_nop.py.)
 
 Truths used: the sites objdump finds in the image linked without the
 option (lptest.ground_truth), the bytes at those addresses read by the
@@ -25,12 +27,15 @@ CASES = [pytest.param(cc, ld, pie, id=f"{cc}-{ld}-{'pie' if pie else 'nopie'}")
 
 
 def build(tmp_path, linkpass, cc, ld, pie, nop, name="nopstart"):
+    """@nop: the driver's default with liblptrace.a on the link line
+    ("--nop-sites" also names the option), else --no-nop-sites."""
     obj = tmp_path / f"{name}.o"
     pic = "-fpie" if pie else "-fno-pie"
     run([cc, "-O2", pic, "-pg", "-mfentry", f"-I{RUNTIME}", f"-I{PROGS}",
          "-c", PROGS / f"{name}.c", "-o", obj])
     exe = tmp_path / (name + (".nop" if nop else ".plain"))
-    opts = ["--nop-sites"] if nop else []
+    opts = (["--nop-sites"] if nop == "--nop-sites" else
+            [] if nop else ["--no-nop-sites"])
     proc = run([LINK, "--linkpass", linkpass.path, *opts, exe, "--", cc,
                 "-pie" if pie else "-no-pie", f"-fuse-ld={ld}", obj,
                 RUNTIME / "liblptrace.a", "-lpthread"], cwd=tmp_path)
@@ -47,13 +52,19 @@ def test_nop_sites_link_and_start(cc, ld, pie, tmp_path, linkpass,
         proc.stdout
 
     # Same table; every site objdump finds in the plain image is a NOP
-    # of the call's length in the other.
+    # of the call's length in the other; the option says the same as
+    # the default.
     assert linkpass.dump_entries(plain) == linkpass.dump_entries(nopped)
+    (tmp_path / "named").mkdir()
+    named, _ = build(tmp_path / "named", linkpass, cc, ld, pie,
+                     nop="--nop-sites")
+    assert linkpass.dump_entries(named) == linkpass.dump_entries(nopped)
     truth = lptest.ground_truth(plain)
     assert sorted(truth) == linkpass.dump(plain) and len(truth) >= 3
     for addr, (name, raw) in truth.items():
         want = bytes.fromhex((NOP6 if len(raw) == 6 else NOP5).replace(" ", ""))
         assert lptest.read_bytes(nopped, addr, len(raw)) == want, name
+        assert lptest.read_bytes(named, addr, len(raw)) == want, name
 
     # Start: all checked, none written, no text page copied; the first
     # enable writes (copies) one.

@@ -41,7 +41,7 @@ def build_lib(tmp_path, cc, ld, linkpass, name="libdl.so", symbolic=False,
     No -Bsymbolic-functions needed: in a shared library linkpass anchors
     the entries on __ehdr_start, which no other object can preempt
     (docs/runtime.md).  @symbolic adds the flag, which must change
-    nothing.  @nop links it with --nop-sites."""
+    nothing.  @nop: its sites are NOPs from the link (the default)."""
     obj = tmp_path / f"{src}.o"
     run([cc, "-O2", "-fPIC", "-pg", "-mfentry", f"-I{PROGS}", "-c",
          PROGS / f"{src}.c", "-o", obj])
@@ -64,8 +64,9 @@ def build_main(tmp_path, cc, ld, linkpass, name, extra=(), nop=False):
 
 
 def nop_sites(nop):
-    """link-vmlinux.sh's options for an image whose sites are NOPs."""
-    return ["--nop-sites"] if nop else []
+    """link-vmlinux.sh's options for an image whose sites are NOPs (the
+    default with lptrace-dso.o or liblptrace.a) or calls."""
+    return [] if nop else ["--no-nop-sites"]
 
 
 def lines(prefix, stdout):
@@ -78,8 +79,8 @@ def call_counts(txt):
                         for ev in read_trace(txt)))
 
 
-# --nop-sites: the program's and the library's sites are NOPs from the
-# link, so the runtime builds their records only at the first enable.
+# NOPs from the link (the default with the runtime): the runtime builds
+# the sites' records only at the first enable; --no-nop-sites: at start.
 @pytest.mark.parametrize("cc,ld,nop", [
     *[pytest.param(cc, ld, False, id=f"{cc}-{ld}")
       for cc in ("gcc", "clang") for ld in ("bfd", "lld")],
