@@ -112,12 +112,29 @@ pristine_of() {
 	echo "$git"
 }
 
+# maint_list_files MAINTAINERS LIST: MAINTAINERS with the linkpass
+# entry's folder line replaced by one F: line for each file LIST names
+# (one a line), sorted as checkpatch wants an entry's patterns.
+maint_list_files() {
+	LIST=$2 awk '
+		$0 == "F:\tscripts/linkpass/" {
+			cmd = "LC_ALL=C sort " ENVIRON["LIST"]
+			while ((cmd | getline f) > 0)
+				print "F:\tscripts/linkpass/" f
+			close(cmd)
+			next
+		}
+		{ print }' "$1"
+}
+
 # commit_tool_parts TREE: export the kernel set into TREE and commit it,
 # one part at a time; every file of the set must be in exactly one
 # part, and no part over $part_max added lines.
 commit_tool_parts() {
-	local tree=$1 p f n last seen
+	local tree=$1 p f n last seen maint
 	"$here/export.sh" "$tree" >/dev/null
+	maint=$(mktemp)
+	cp "$tree/MAINTAINERS" "$maint"
 	mapfile -t parts < <(tool_parts)
 	[ ${#parts[@]} -ge 1 ] || die "$parts_dir: no NN-NAME.msg part"
 	last=${parts[-1]}
@@ -130,12 +147,17 @@ commit_tool_parts() {
 			echo "$f" >>"$seen"
 			git -C "$tree" add -f "scripts/linkpass/$f"
 		done
-		# the first part adds the folder's MAINTAINERS entry, the
-		# last one hooks the folder into Kbuild
-		[ "$p" != "${parts[0]}" ] || git -C "$tree" add -f MAINTAINERS
+		# MAINTAINERS: each part but the last lists the files so far
+		# in the entry (checkpatch asks of every patch that adds files
+		# that it update MAINTAINERS); the last one, complete, gives
+		# the folder instead, and hooks the folder into Kbuild
 		if [ "$p" = "$last" ]; then
+			cp "$maint" "$tree/MAINTAINERS"
 			git -C "$tree" add -A -f scripts/linkpass scripts/Makefile
+		else
+			maint_list_files "$maint" "$seen" >"$tree/MAINTAINERS"
 		fi
+		git -C "$tree" add -f MAINTAINERS
 		git -C "$tree" commit -q -F <(part_msg "$p")
 		n=$(git -C "$tree" show --numstat --format= HEAD | awk '{ s += $1 } END { print s + 0 }')
 		[ "$n" -le "$part_max" ] ||
@@ -144,7 +166,7 @@ commit_tool_parts() {
 	for f in $(cd "$tree/scripts/linkpass" && ls -- *.[ch]); do
 		grep -qxF "$f" "$seen" || die "scripts/linkpass/$f: in no part of kernel/series/tool/"
 	done
-	rm -f "$seen"
+	rm -f "$seen" "$maint"
 	git -C "$tree" diff --quiet HEAD || die "$tree: export left changes no part took"
 }
 
