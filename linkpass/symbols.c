@@ -384,4 +384,3 @@ int run_symbol_pass(struct image *im, const struct scan_opts *o,
 	symbol_pass(false, im, o, p);
 	return 0;
 }
-
