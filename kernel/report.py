@@ -130,6 +130,21 @@ def render(pairs, run_start):
     parts.append(table(["pair", "stock", "ours: scans + check", "ours / stock",
                         "least work", "ours / least work"], rows))
 
+    parts.append("**Sizes** (MiB): the linked image the checks read "
+                 "(7.x: `vmlinux.unstripped`, which keeps the static "
+                 "relocations where the arch selects "
+                 "`ARCH_VMLINUX_NEEDS_RELOCS`, and with ours on every "
+                 "arch, since the pass reads them) and the `vmlinux` the "
+                 "build leaves (relocations stripped as stock strips "
+                 "them); 6.x builds link one file, both columns are it.")
+    mib = lambda v: "" if v == "" else f"{int(v) / 1048576:.1f}"
+    rows = [[name(p), mib(g(p, "image_stock")), mib(g(p, "image_lp")),
+             ratio(g(p, "image_lp"), g(p, "image_stock")),
+             mib(g(p, "vmlinux_stock")), mib(g(p, "vmlinux_lp")),
+             ratio(g(p, "vmlinux_lp"), g(p, "vmlinux_stock"))] for p in pairs]
+    parts.append(table(["pair", "linked image stock", "ours", "ours / stock",
+                        "vmlinux stock", "ours", "ours / stock"], rows))
+
     parts.append("**Boot-time conversion** (`ftrace_update_code()`, "
                  "kernel/instrument): call sites turned into NOPs and "
                  "the time it took, vmlinux at boot and all modules at "
