@@ -63,15 +63,22 @@ def test_tree_graph_names_the_folders():
 # ---------------------------------------------------------------------------
 # The file-level symbol graph, from nm
 
-# nm's type letters: what an object leaves for another to define (weak
-# references too), and the global definitions another may use.
-NM_USES = set("Uwv")
+# nm's type letters: what an object leaves for another to define, and
+# the global definitions another may use.  A weak undefined reference
+# (w, v) is no use: the object works when nothing defines it.  It is the
+# way a lower file is plugged into from above (linkpass/hooks.h: the
+# full tool's table, which the kernel's files read as empty), so only
+# the plugs PLUGS names may be weak references between our files.
+NM_USES = set("U")
+NM_WEAK_REFS = set("wv")
 NM_LOCAL_OR_DEBUG = set("abdginprstN-?")
+PLUGS = {"extras_table"}
 
 
-def object_symbols(obj):
+def object_symbols(obj, weak=None):
     """(defined, used): the global symbols @obj defines, and the ones it
-    leaves undefined, as `nm -P` lists them."""
+    leaves undefined, as `nm -P` lists them; its weak references are
+    added to the set @weak when given."""
     out = run(["nm", "-P", obj]).stdout
     defined, used = set(), set()
     for line in out.splitlines():
@@ -81,6 +88,9 @@ def object_symbols(obj):
         name, kind = fields[0], fields[1]
         if kind in NM_USES:
             used.add(name)
+        elif kind in NM_WEAK_REFS:
+            if weak is not None:
+                weak.add(name)
         elif kind not in NM_LOCAL_OR_DEBUG:
             defined.add(name)
     return defined, used
@@ -183,6 +193,18 @@ def test_no_symbol_circle(folder, tmp_path):
     circle = find_circle(graph)
     assert circle is None, \
         f"{folder}: symbol circle " + describe_circle(graph, circle)
+
+
+@pytest.mark.parametrize("folder", ["linkpass", "runtime", "lptrace"])
+def test_weak_references_are_only_the_plugs(folder, tmp_path):
+    """The symbol graph leaves weak references out, so none between our
+    files may be anything but a declared plug (PLUGS): a weak reference
+    elsewhere would hide a use, and a circle with it."""
+    objects = built_objects(folder, tmp_path)
+    defined, weak = set(), set()
+    for obj in objects.values():
+        defined |= object_symbols(obj, weak)[0]
+    assert weak & defined <= PLUGS, sorted(weak & defined - PLUGS)
 
 
 def test_a_symbol_circle_is_found(tmp_path):
