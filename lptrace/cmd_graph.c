@@ -16,6 +16,7 @@
 
 #include "calltree.h"
 #include "commands.h"
+#include "units.h"
 #include "walk.h"
 
 struct named_count {

@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "merge.h"
+#include "units.h"
 #include "walk.h"
 
 struct replay {

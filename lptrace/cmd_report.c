@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "units.h"
 #include "walk.h"
 
 struct fstat {

@@ -18,7 +18,4 @@ int cmd_dump(const struct options *o);
 int cmd_replay(const struct options *o);
 int cmd_info(const struct options *o);
 
-/* "12.345 us": a duration in the unit that keeps it short. */
-void fmt_ns(char *buf, size_t size, double ns);
-
 #endif

@@ -104,15 +104,3 @@ int main(int argc, char **argv)
 	options_free(&o);
 	return ret;
 }
-
-void fmt_ns(char *buf, size_t size, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, size, "%7.3f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%7.3f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%7.3f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%7.3f  s", ns / 1e9);
-}

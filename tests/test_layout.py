@@ -177,13 +177,7 @@ def built_objects(folder, tmp_path):
     return objects
 
 
-@pytest.mark.parametrize("folder", [
-    "linkpass", "runtime",
-    pytest.param("lptrace", marks=pytest.mark.xfail(
-        strict=True, reason="lptrace.c defines fmt_ns, which cmd_graph.c "
-        "and cmd_report.c use, and calls their cmd_* functions (being "
-        "rewritten; drop this mark once it passes)")),
-])
+@pytest.mark.parametrize("folder", ["linkpass", "runtime", "lptrace"])
 def test_no_symbol_circle(folder, tmp_path):
     """No two files of @folder use each other, however many files the
     circle goes through, whatever headers declare the symbols."""
