@@ -18,7 +18,9 @@
  * Returns 1, with nothing reported, where that takes the index (see
  * pad_at()), or a kept entry starts no pad of the given geometry, or
  * entries lie in no function of an image without local function
- * symbols: patchable_scan() then decides, and says why.
+ * symbols: patchable_scan() then decides, and says why.  Else 0 with
+ * r->kept filled, or -1 after an error line.  @traced as
+ * traced_sections() gives it; @e marks the covered bytes too.
  */
 int pad_sites(struct image *im, const struct scan_opts *o,
 	      const uint8_t *traced, const struct entry_set *e,

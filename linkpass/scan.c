@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whole-image scan: its passes in order.  The symbol pass (symbols.c),
- * then the sites: the relocation workers (relocscan.c) or the
- * patchable pads (pads.c); then filter and sort (filter.c), and the
- * stripped-objects check.
+ * Whole-image scans, each as its passes in order: the symbol pass
+ * (symbols.c), then the sites, from the relocation workers
+ * (relocscan.c) or from the patchable list (pads.c), then filter and
+ * sort (filter.c) and the stripped-objects check.
  */
 #include "scan.h"
 
@@ -26,19 +26,19 @@ const struct scan_want scan_explained = { .reasons = true };
 
 /*
  * Entry maps for the traced sections that code relocations apply to,
- * from the section headers alone (relocscan.c checks the rest);
- * with --patchable-entries for every traced code section, the bytes
- * each function covers marked too.
+ * from the section headers alone (relocscan.c checks the rest); with
+ * @pads (the patchable list's sites) for every traced code section,
+ * the bytes each function covers marked too.
  */
-static void init_entry_set(const struct image *im, const struct scan_opts *o,
-			   const uint8_t *traced, struct entry_set *e)
+static void init_entry_set(const struct image *im, const uint8_t *traced,
+			   bool pads, struct entry_set *e)
 {
 	uint8_t *want = xcalloc(im->nsecs ? im->nsecs : 1, 1);
 	const struct section *t;
 	size_t i;
 
 	for (i = 1; i < im->nsecs; i++) {
-		if (o->patchable)
+		if (pads)
 			t = &im->secs[i];
 		else if (image_is_code_relocs(im, &im->secs[i]))
 			t = &im->secs[im->secs[i].sh.sh_info];
@@ -48,15 +48,16 @@ static void init_entry_set(const struct image *im, const struct scan_opts *o,
 		want[t->idx] = traced[t->idx] && t->sh.sh_type != SHT_NOBITS &&
 			       (t->sh.sh_flags & SHF_EXECINSTR);
 	}
-	entries_init(e, im, want, o->patchable);
+	entries_init(e, im, want, pads);
 	free(want);
 }
 
-/* What one scan_image() holds while it runs (scan_run_free()). */
+/* What one scan holds while it runs (scan_run_free()). */
 struct scan_run {
 	struct image *im;
 	const struct scan_opts *o;
 	struct scan_result *r;
+	bool pads;		/* the sites are the patchable list's */
 	uint8_t *traced;	/* by section: does the policy trace it? */
 	uint8_t *is_mcount;	/* by symbol: enum mcount_kind */
 	bool fast;		/* no reasons wanted: the entry set, not funcs */
@@ -83,7 +84,7 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 	s->traced = traced_sections(im, s->o);
 	s->fast = !want->reasons;
 	if (s->fast) {
-		init_entry_set(im, s->o, s->traced, &s->e);
+		init_entry_set(im, s->traced, s->pads, &s->e);
 		p.e = &s->e;
 	}
 	if (want->anchors) {
@@ -98,7 +99,7 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 		return -1;
 	if (want->bounds)
 		want->bounds->looked = true;
-	/* with reasons: the sorted index of functions, for judge() */
+	/* with reasons: the sorted function index, for filter.c's judge() */
 	if (!s->fast) {
 		if (image_symbols(im) < 0)
 			return -1;
@@ -120,32 +121,29 @@ static void scan_run_free(struct scan_run *s)
 		entries_free(&s->e);
 }
 
-/*
- * The scan's passes, in order.  Returns 0, -1 after an error line, or
- * 1 (nothing reported) when patchable_scan() must decide (find.c).
- */
+/* An empty result, for an image that has symbols to scan. */
+static int scan_open(const struct image *im, struct scan_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!im->symtab)
+		return lp_error(im->path, ".symtab",
+				"no symbol table: the image is stripped; scan the unstripped link output");
+	return 0;
+}
+
 int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
 	struct scan_run s = { .im = im, .o = o, .r = r };
 	int ret = -1;
 
-	memset(r, 0, sizeof(*r));
-	if (!im->symtab)
-		return lp_error(im->path, ".symtab",
-				"no symbol table: the image is stripped; scan the unstripped link output");
-	/* --patchable-entries: only a list patchable_scan() would read */
-	if (o->patchable && (want->reasons || im->ehdr.e_type == ET_REL ||
-			     !patchable_candidates_ok(im)))
-		return 1;
+	/* open: an image with symbols, an empty result */
+	if (scan_open(im, r) < 0)
+		return -1;
 	/* the symbol pass: mcount symbols, entry set, anchors, bounds */
 	if (symbols_phase(&s, want) < 0)
 		goto out_free;
-	/* the sites: the compiler's patchable list, or the relocations */
-	if (o->patchable) {
-		ret = pad_sites(im, o, s.traced, &s.e, r);
-		goto out_free;
-	}
+	/* the sites: every reference to an mcount symbol in the relocations */
 	if (relocscan_sites(im, o, s.is_mcount, &r->stats, &s.cand, &s.ncand,
 			    &s.cand_sorted) < 0)
 		goto out_free;
@@ -165,12 +163,42 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	    extras()->stripped_start(im, r, want->stripped_later ?
 				     o->threads : 1, &r->stripped) < 0)
 		goto out_free;
+	/* the result, ready to write (or the check still running) */
 	ret = want->stripped_later ? 0 : scan_finish(r);
 out_free:
 	scan_run_free(&s);
 	if (ret)
 		scan_result_free(r);	/* callers free only a result */
 	return ret;
+}
+
+int scan_pads(struct image *im, const struct scan_opts *o,
+	      const struct scan_want *want, struct scan_result *r)
+{
+	struct scan_run s = { .im = im, .o = o, .r = r, .pads = true };
+	int ret = -1;
+
+	/* open: an image with symbols, an empty result */
+	if (scan_open(im, r) < 0)
+		return -1;
+	/*
+	 * Drop reasons wanted, an object, or a list that cannot be read
+	 * in place: patchable.c judges every entry, with its reason.
+	 */
+	if (want->reasons || im->ehdr.e_type == ET_REL ||
+	    !patchable_candidates_ok(im))
+		return patchable_scan(im, o, r);
+	/* the symbol pass: entry set and covered bytes, anchors, bounds */
+	if (symbols_phase(&s, want) < 0)
+		goto out_free;
+	/* the sites: the listed pads at live functions' entries */
+	ret = pad_sites(im, o, s.traced, &s.e, r);
+out_free:
+	scan_run_free(&s);
+	if (ret)
+		scan_result_free(r);	/* callers free only a result */
+	/* what the entry set cannot tell: patchable.c, saying why */
+	return ret > 0 ? patchable_scan(im, o, r) : ret;
 }
 
 int scan_finish(struct scan_result *r)
