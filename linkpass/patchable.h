@@ -16,14 +16,14 @@
 #define PAD_PRE_ENTRY_MAX 256
 
 /*
- * scan_image() for o->patchable (find.h), with every drop explained:
- * fills @r the same way.
+ * The full judgement of the list (scan_pads()), with every drop
+ * explained: fills @r as scan_image() does.
  */
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r);
 
 /*
- * The listed addresses for scan_image()'s judgement without the sorted
+ * The listed addresses, for pad_sites() to judge without the sorted
  * index (linked images, no drop reasons), each as a candidate site,
  * read with the symbols in place.  patchable_candidates_ok(): is there
  * a list with relocations to read?  patchable_candidates() returns 1,

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The whole-image scan: find every call to the mcount symbol from the
- * relocations kept by -q, then keep those at the entry of a live
- * function in a traced section (site.h has what it gives).
+ * The whole-image scans (site.h has what they give), one per source
+ * of sites, which find_sites() chooses: every call to the mcount
+ * symbol in the relocations kept by -q, or the compiler's
+ * __patchable_function_entries list; of those, the ones at the entry
+ * of a live function in a traced section.
  */
 #ifndef LINKPASS_SCAN_H
 #define LINKPASS_SCAN_H
@@ -36,8 +38,16 @@ struct scan_want {
 /* The scan of commands that explain what they find (sites, obj...). */
 extern const struct scan_want scan_explained;
 
+/* The calls to the mcount symbols: 0, or -1 after an error line. */
 int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r);
+/*
+ * --patchable-entries: the listed pads, as scan_image() gives its
+ * calls.  The entry set judges what it can; patchable_scan() the
+ * rest, and every entry when @want asks for drop reasons.
+ */
+int scan_pads(struct image *im, const struct scan_opts *o,
+	      const struct scan_want *want, struct scan_result *r);
 /*
  * After scan_image() with scan_want.stripped_later: wait for the
  * stripped-objects check; 0 when the result stands, or -1 after its

@@ -57,6 +57,17 @@ struct site {
 	uint8_t pad;
 };
 
+/* Site order: by (section, address), or by address then section. */
+static inline bool site_before_sec(const struct site *x, const struct site *y)
+{
+	return x->shndx != y->shndx ? x->shndx < y->shndx : x->addr < y->addr;
+}
+
+static inline bool site_before_addr(const struct site *x, const struct site *y)
+{
+	return x->addr != y->addr ? x->addr < y->addr : x->shndx < y->shndx;
+}
+
 struct scan_opts {
 	const char **mcount_syms;	/* NULL-terminated */
 	struct policy policy;

@@ -60,7 +60,7 @@ def test_discarded_locals_are_refused(linkpass, tmp_path, objs, how, cmd):
 # with the local symbols discarded it is still covered by mid's symbol,
 # so only the two statics' calls count.  The scan judges the drops of
 # such an image without the sorted function index (count_uncovered() in
-# scan.c); sites judges them all with it: both must say 2.
+# locals.c); sites judges them all with it: both must say 2.
 TWO_C = """\
 int g;
 static __attribute__((noinline)) int twice(int x) { g += x; return 2 * x; }

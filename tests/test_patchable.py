@@ -401,7 +401,7 @@ def test_stock_module_list_with_an_address(tmp_path, linkpass):
 
 # ---------------------------------------------------------------------------
 # scan and check judge a linked image's list by the scan's entry maps
-# (scan.c, pad_at()); what those cannot tell goes to the full judgement
+# (pads.c, pad_at()); what those cannot tell goes to the full judgement
 # (patchable_scan(), which sites and --stats use): a function covering
 # the nops before an entry, an entry inside a function, the wrong
 # geometry, no local function symbols.  Each must give the table and the
