@@ -88,17 +88,6 @@ mount tracefs $T
 write /proc/sys/kernel/printk 1
 grep LPK-STEXT /proc/kallsyms  _stext
 dump LPK-AFF $T/available_filter_functions
-# every function: all sites patched to calls and back.  First, on a
-# fresh ftrace: on 7.3 x86_64 under QEMU TCG the guest hangs (stock
-# and ours alike) when every function is traced after one function
-# was traced with a filter that was then cleared.
-write $T/current_tracer function
-write $T/trace
-write $T/tracing_on 1
-read /proc/version 1
-write $T/tracing_on 0
-dump LPK-T2 $T/trace 2000
-write $T/current_tracer nop
 # one function, with the function tracer
 write $T/tracing_on 0
 write $T/set_ftrace_filter $func
@@ -189,6 +178,16 @@ dump LPK-SYS $T/trace
 write $T/events/syscalls/sys_enter_read/enable 0
 EOF
 	fi
+	cat <<EOF
+# every function: all sites patched to calls and back
+write $T/current_tracer function
+write $T/trace
+write $T/tracing_on 1
+read /proc/version 1
+write $T/tracing_on 0
+dump LPK-T2 $T/trace 2000
+write $T/current_tracer nop
+EOF
 	if [ -n "$moddir" ]; then
 		while read -r m; do
 			echo "insmod $m /lib/modules/lpk/$m.ko"
