@@ -11,7 +11,8 @@ Prints them; with --doc, also rewrites the block between
 
 Only pairs of one run belong in one block: the facts files carry the
 run's start time, and pairs from another run are left out (named on
-stderr).
+stderr).  --all keeps every pair, and the text then says which run each
+came from.
 """
 
 import argparse
@@ -37,13 +38,14 @@ def load(results):
     return pairs
 
 
-def one_run(pairs):
-    """The pairs of the newest run (run_start), and the names of others."""
+def one_run(pairs, every=False):
+    """The pairs of the newest run (run_start), and the names of others;
+    with @every, all the pairs."""
     if not pairs:
         return [], []
     newest = max(p.get("run_start", "") for p in pairs)
-    keep = [p for p in pairs if p.get("run_start", "") == newest]
-    left = [name(p) for p in pairs if p.get("run_start", "") != newest]
+    keep = [p for p in pairs if every or p.get("run_start", "") == newest]
+    left = [name(p) for p in pairs if p not in keep]
     # newest version first, then by architecture and toolchain
     keep.sort(key=lambda p: ([-int(x) for x in p["version"].split(".")],
                              ORDER.get(p["arch"], 9),
@@ -81,9 +83,19 @@ def table(head, rows):
 
 def render(pairs, run_start):
     g = lambda p, k: p.get(k, "")
-    parts = [f"From one run of `kernel/test-kernel.sh` started {run_start} "
-             f"(`make test-kernel-all`); each pair's full log line is in "
-             f"the run's `results/`."]
+    starts = sorted({p.get("run_start", "?") for p in pairs})
+    if len(starts) == 1:
+        parts = [f"From one run of `kernel/test-kernel.sh` started "
+                 f"{run_start}; each pair's full log line is in the run's "
+                 f"`results/`."]
+    else:
+        runs = "; ".join(
+            f"{s}: " + ", ".join(name(p) for p in pairs
+                                 if p.get("run_start", "?") == s)
+            for s in starts)
+        parts = [f"From {len(starts)} runs of `kernel/test-kernel.sh`, "
+                 f"one pair or more each (started {runs}); each pair's "
+                 f"full log line is in the run's `results/`."]
 
     parts.append("**Tables and boots.** Entries of vmlinux's table; for "
                  "stock, the dead entries `linkpass check` finds (zeroed "
@@ -183,8 +195,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
     ap.add_argument("--doc")
+    ap.add_argument("--all", action="store_true",
+                    help="keep the pairs of every run, not only the newest")
     a = ap.parse_args()
-    pairs, left = one_run(load(a.results))
+    pairs, left = one_run(load(a.results), a.all)
     if not pairs:
         sys.exit(f"report.py: {a.results}: no facts of any pair")
     for n in left:
