@@ -66,7 +66,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
-kernels=${KERNELS-7.3:gcc 7.3:arm64:gcc}
+kernels=${KERNELS-7.3:arm64:gcc 6.12:gcc}
 apply_only=${KERNELS_APPLY_ONLY:-}
 fix_only=${KERNELS_SORTTABLE_FIX:-}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
