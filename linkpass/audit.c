@@ -184,25 +184,28 @@ int audit_check_sites(const struct options *o, struct image *im,
 	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
 }
 
-/* Does the table's first site hold the NOP linkpass nop writes? */
-static bool first_site_nopped(struct image *im, const struct options *o)
+/*
+ * Does the table's first site hold the NOP linkpass nop writes?  1 or
+ * 0; -1 when the table cannot be read (its error already reported).
+ */
+static int first_site_nopped(struct image *im, const struct options *o)
 {
 	struct section *sec;
 	const uint8_t *b;
 	struct table t;
-	bool ret = false;
+	int ret = 0;
 	size_t i;
 
 	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
-		return false;
+		return -1;
 	for (i = 0; i < t.n && !t.v[i]; i++)
 		;	/* zeroed entries name no site */
 	sec = i < t.n ? image_section_at(im, t.v[i]) : NULL;
-	b = sec && sec->sh.sh_type != SHT_NOBITS ?
-	    image_section_bytes(im, sec) : NULL;
+	/* only a hint for the error line: unreadable bytes say "no" */
+	b = sec ? image_section_bytes_quiet(im, sec) : NULL;
 	if (b)
 		ret = audit_nop_len(im, b + (t.v[i] - sec->sh.sh_addr),
-				    sec->sh.sh_size - (t.v[i] - sec->sh.sh_addr));
+				    sec->sh.sh_size - (t.v[i] - sec->sh.sh_addr)) != 0;
 	table_free(&t);
 	return ret;
 }
@@ -216,8 +219,13 @@ static bool first_site_nopped(struct image *im, const struct options *o)
 int audit_no_code_relocs(struct image *im, const struct options *o,
 			 const struct section *code)
 {
+	int nopped = first_site_nopped(im, o);
+
+	/* an unreadable table: its one error line is the answer */
+	if (nopped < 0)
+		return -1;
 	return lp_error(im->path, code->name,
 			"no relocations kept for code, which check compares the table with: for a shipped image or scripts/link-vmlinux.sh's output run 'linkpass check --byte-audit%s %s'; for a fresh one link with -q (--emit-relocs; link-vmlinux.sh --keep-relocs)",
-			first_site_nopped(im, o) ? " --sites=nop" : "",
+			nopped ? " --sites=nop" : "",
 			im->path);
 }
