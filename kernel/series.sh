@@ -7,9 +7,11 @@
 # A series is two kinds of patch.  The tool's patches are never tracked:
 # they are made from linkpass/ (the files kernel/export.sh copies into
 # scripts/linkpass/), one commit per part of kernel/series/tool/.  The
-# hand-written ones are: kernel/series/VERSION/*.patch, applied after
-# the tool's in order, and kernel/series/VERSION/cover.txt, the cover
-# letter's subject (first line) and text.
+# hand-written ones are: kernel/series/VERSION/*.patch, in order, and
+# kernel/series/VERSION/cover.txt, the cover letter's subject (first
+# line) and text.  A hand-written patch with a Fixes: tag fixes upstream
+# code and goes first, before the tool's parts, so that it can be taken
+# (and backported) on its own; the others follow the tool's parts.
 #
 #   series.sh pristine VERSION DIR   a git repository of Debian's clean
 #                                    linux-source-VERSION at DIR (one
@@ -31,11 +33,12 @@
 #                                    byte for byte, and nothing else
 #   series.sh refresh VERSION DEV    rewrite kernel/series/VERSION from
 #                                    DEV, a git tree whose checked-out
-#                                    branch is the pristine commit, one
-#                                    commit per tool part, then the
-#                                    hand-written commits: those are
-#                                    written back as patches (the cover
-#                                    text is kept)
+#                                    branch is the pristine commit, the
+#                                    fixes, one commit per tool part,
+#                                    then the other hand-written commits:
+#                                    the fixes and those are written back
+#                                    as patches (the cover text is kept;
+#                                    as many fixes as the folder has)
 #
 # Exits 2 with one line on any failure.
 set -euo pipefail
@@ -66,8 +69,11 @@ series_dir() {
 	echo "$d"
 }
 
-# The hand-written patches of a series, in order.
+# The hand-written patches of a series, in order; the fixes among them
+# (a Fixes: tag), which come first; and the others.
 hand_patches() { find "$(series_dir "$1")" -maxdepth 1 -name '[0-9]*.patch' | LC_ALL=C sort; }
+hand_fixes() { hand_patches "$1" | while read -r p; do ! grep -q '^Fixes: ' "$p" || echo "$p"; done; }
+hand_rest() { hand_patches "$1" | while read -r p; do grep -q '^Fixes: ' "$p" || echo "$p"; done; }
 
 # The tool's parts, in order: kernel/series/tool/NN-NAME.msg, each a
 # commit message whose last line is "Files: f1 f2 ..." (names in
@@ -178,9 +184,12 @@ cmd_generate() {
 	tree=$(mktemp -d "${TMPDIR:-/tmp}/lp-series.XXXXXX")
 	git clone -q --shared "$git" "$tree/linux"
 	ident
+	# shellcheck disable=SC2046  # one argument per patch
+	[ -z "$(hand_fixes "$v")" ] || git -C "$tree/linux" am -q $(hand_fixes "$v") ||
+		die "kernel/series/$v: a fix (a patch with a Fixes: tag) does not apply to Linux $v (see $tree/linux)"
 	commit_tool_parts "$tree/linux"
 	# shellcheck disable=SC2046  # one argument per patch
-	git -C "$tree/linux" am -q $(hand_patches "$v") ||
+	git -C "$tree/linux" am -q $(hand_rest "$v") ||
 		die "kernel/series/$v: a hand-written patch does not apply after the tool's parts (see $tree/linux)"
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -228,18 +237,24 @@ cmd_apply() {
 }
 
 cmd_refresh() {
-	local v=$1 dev=$2 dir base n
+	local v=$1 dev=$2 dir base nt nf c i=0
 	dir=$(series_dir "$v")
 	git -C "$dev" diff --quiet HEAD || die "$dev: uncommitted changes"
 	base=$(git -C "$dev" rev-list --max-parents=0 HEAD)
-	n=$(tool_parts | wc -l)
-	[ "$(git -C "$dev" rev-list --count "$base..HEAD")" -gt "$n" ] ||
-		die "$dev: expected the $n tool parts and then the hand-written commits on top of the pristine one"
+	nt=$(tool_parts | wc -l)
+	nf=$(hand_fixes "$v" | wc -l)
+	[ "$(git -C "$dev" rev-list --count "$base..HEAD")" -gt "$((nf + nt))" ] ||
+		die "$dev: expected the $nf fixes, the $nt tool parts and then the hand-written commits on top of the pristine one"
 	ident
 	find "$dir" -maxdepth 1 -name '[0-9]*.patch' -delete
-	# the hand-written commits: those after the tool's parts
-	git -C "$dev" format-patch -q --zero-commit --no-signature --no-numbered \
-		-o "$dir" "$(git -C "$dev" rev-list --reverse "$base..HEAD" | sed -n "${n}p")..HEAD"
+	# the hand-written commits: the fixes, then those after the tool's
+	# parts, numbered on in that order
+	for c in $(git -C "$dev" rev-list --reverse "$base..HEAD" |
+		awk -v nf="$nf" -v nt="$nt" 'NR <= nf || NR > nf + nt'); do
+		i=$((i + 1))
+		git -C "$dev" format-patch -q --zero-commit --no-signature --no-numbered \
+			--start-number="$i" -o "$dir" -1 "$c"
+	done
 	echo "series.sh: kernel/series/$v: $(hand_patches "$v" | wc -l) hand-written patches from $dev"
 }
 
