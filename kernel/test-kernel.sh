@@ -47,11 +47,10 @@
 #                               Each ends with a line "sorttable-fix:
 #                               version=.. arch=.. toolchain=.. kept=N
 #                               function=F trace_lines=T check=ok|fail".
-#                               `make test`: 6.12:x86_64:clang
+#                               `make test-kernel-all`: 6.12:x86_64:clang
 #   KERNELS_APPLY_ONLY          versions whose series is only applied
 #                               with git am and verified to carry this
-#                               linkpass, without building (`make test`:
-#                               6.1, whose kernels run in test-kernel-all)
+#                               linkpass, without building
 #   LINKPASS_KERNEL_TOOLCHAINS  "gcc clang" (default) or a subset
 #   LINKPASS_KERNEL_CACHE       work dir outside the repo (/var/tmp/linkpass-kernel)
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
@@ -66,7 +65,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${LINKPASS_KERNEL_CACHE:-/var/tmp/linkpass-kernel}
-kernels=${KERNELS-7.3:arm64:gcc 6.12:gcc}
+kernels=${KERNELS-7.3:gcc 7.3:arm64:gcc}
 apply_only=${KERNELS_APPLY_ONLY:-}
 fix_only=${KERNELS_SORTTABLE_FIX:-}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
