@@ -19,8 +19,10 @@ void anchor_cands_init(struct anchor_cands *c, const struct image *im)
 	memset(c, 0, sizeof(*c));
 	c->best = xcalloc(n, sizeof(*c->best));
 	c->best_value = xcalloc(n, sizeof(*c->best_value));
-	/* one per section, the fallback names and the first eligible */
-	c->cap = n + ANCHOR_NFALLBACK + 1;
+	/* two per section (lowest, nearest), the fallback names and the
+	 * first eligible
+	 */
+	c->cap = 2 * n + ANCHOR_NFALLBACK + 1;
 	c->store = xcalloc(c->cap, sizeof(*c->store));
 	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
 }
@@ -33,9 +35,17 @@ void anchor_cands_free(struct anchor_cands *c)
 		free((char *)c->store[i].name);
 	free(c->best);
 	free(c->best_value);
+	free(c->globals);
 	free(c->store);
 	free(c->store_idx);
 	memset(c, 0, sizeof(*c));
+}
+
+void anchor_globals_grow(struct anchor_cands *c)
+{
+	c->capglobals = c->capglobals ? 2 * c->capglobals : 1024;
+	c->globals = xrealloc(c->globals,
+			      c->capglobals * sizeof(*c->globals));
 }
 
 /*
@@ -98,6 +108,50 @@ static const struct symbol *image_anchor(const struct image *im,
 	return cand_ptr(c, im, c->first);
 }
 
+/*
+ * Each used section's eligible global nearest at or below its first
+ * site (0: none there), by number: the anchor that the least of the
+ * section's layout lies between.  Of equal values the better one, as
+ * anchor_better() ranks them.
+ */
+static uint32_t *nearest_below(const struct image *im,
+			       const struct anchor_cands *c,
+			       const struct site *sites, size_t nsites)
+{
+	uint64_t *first = xcalloc(im->nsecs, sizeof(*first));
+	uint32_t *near = xcalloc(im->nsecs, sizeof(*near));
+	bool *used = xcalloc(im->nsecs, sizeof(*used));
+	uint64_t *at = xcalloc(im->nsecs, sizeof(*at));
+	const struct anchor_global *g;
+	struct symbol x, y;
+	size_t i;
+
+	for (i = 0; i < nsites; i++)
+		if (!used[sites[i].shndx] || sites[i].addr < first[sites[i].shndx]) {
+			used[sites[i].shndx] = true;
+			first[sites[i].shndx] = sites[i].addr;
+		}
+	for (i = 0; i < c->nglobals; i++) {
+		g = &c->globals[i];
+		if (!used[g->shndx] || g->value > first[g->shndx])
+			continue;
+		if (near[g->shndx] && g->value < at[g->shndx])
+			continue;
+		if (near[g->shndx] && g->value == at[g->shndx]) {
+			anchor_cand_sym(im, g->idx, &x);
+			anchor_cand_sym(im, near[g->shndx], &y);
+			if (!anchor_better(&x, &y))
+				continue;
+		}
+		near[g->shndx] = g->idx;
+		at[g->shndx] = g->value;
+	}
+	free(first);
+	free(used);
+	free(at);
+	return near;
+}
+
 static void add_distinct(struct anchors *a, const struct symbol *s)
 {
 	size_t i;
@@ -124,6 +178,7 @@ int anchors_choose(struct image *im, const char *forced,
 		   struct anchor_cands *cands, struct anchors *a)
 {
 	struct anchor_cands own = { 0 };
+	uint32_t *near;
 	bool *used;
 	size_t i;
 
@@ -152,14 +207,17 @@ int anchors_choose(struct image *im, const char *forced,
 	used = xcalloc(im->nsecs, sizeof(*used));
 	for (i = 0; i < nsites; i++)
 		used[sites[i].shndx] = true;
+	near = nearest_below(im, cands, sites, nsites);
 	for (i = 0; i < im->nsecs; i++) {
 		if (!used[i])
 			continue;
-		a->by_shndx[i] = cand_ptr(cands, im, cands->best[i]);
+		a->by_shndx[i] = cand_ptr(cands, im,
+					  near[i] ? near[i] : cands->best[i]);
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {
 			free(used);
+			free(near);
 			lp_error(im->path, im->secs[i].name, "%s",
 				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR);
 			goto out_free_anchors;
@@ -167,6 +225,7 @@ int anchors_choose(struct image *im, const char *forced,
 		add_distinct(a, a->by_shndx[i]);
 	}
 	free(used);
+	free(near);
 	anchor_cands_free(&own);
 	return 0;
 

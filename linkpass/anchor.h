@@ -3,9 +3,12 @@
  * Anchors: the symbols table entries are relative to.  Each entry is
  * "anchor + offset" with a relocation, so the linker computes the final
  * address and relocatable (KASLR) kernels keep working.  By default
- * each section's sites use the lowest global symbol of that section:
- * the offset then stays valid when the table object shifts whole output
- * sections, and the build converges in fewer links.
+ * each section's sites use the global symbol of that section nearest
+ * at or below its first site (else its lowest global): the offsets
+ * then stay valid when the table object shifts whole output sections,
+ * or grows what the section holds before its code (arm64's kernel
+ * puts page tables ahead of .init.text in one output section), and the
+ * build converges in fewer links.
  */
 #ifndef LINKPASS_ANCHOR_H
 #define LINKPASS_ANCHOR_H
@@ -103,9 +106,21 @@ extern const char *const anchor_fallback_names[ANCHOR_NFALLBACK];
  * as symbol indices (0: none), so that the pass may read each symbol in
  * place and keep none of them.
  */
+/* An eligible global: where it is, and its number. */
+struct anchor_global {
+	uint64_t value;
+	uint32_t idx;
+	uint32_t shndx;
+};
+
 struct anchor_cands {
-	uint32_t *best;			/* each section's best anchor */
+	uint32_t *best;			/* each section's lowest eligible */
 	uint64_t *best_value;		/* ... and its value */
+	/* every eligible global, in table order, for the nearest below
+	 * a section's first site (anchors_choose())
+	 */
+	struct anchor_global *globals;
+	size_t nglobals, capglobals;
 	/* the first defined symbol of each fallback name (as
 	 * image_find_symbol() finds it), and the first eligible symbol
 	 */
@@ -122,10 +137,10 @@ struct anchor_cands {
 void anchor_cands_init(struct anchor_cands *c, const struct image *im);
 void anchor_cands_free(struct anchor_cands *c);
 /*
- * Decode every candidate now, names copied, while the symbol table is
- * still in memory: the scan then hands its pages back
- * (image_release_globals()), and choosing the anchors and writing the
- * table read nothing more of it.
+ * Decode the lowest and named candidates now, names copied, while the
+ * symbol table is still in memory: the scan then hands its pages back
+ * (image_release_globals()).  The nearest one chosen for a section is
+ * decoded when chosen; its page comes back from the file.
  */
 void anchor_cands_hold(struct anchor_cands *c, const struct image *im);
 
@@ -151,6 +166,22 @@ anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 			c->named[j] = idx;
 }
 
+void anchor_globals_grow(struct anchor_cands *c);
+
+static __always_inline void anchor_global_add(struct anchor_cands *c,
+					      const struct symbol *s,
+					      uint32_t idx)
+{
+	struct anchor_global *g;
+
+	if (c->nglobals == c->capglobals)
+		anchor_globals_grow(c);
+	g = &c->globals[c->nglobals++];
+	g->value = s->value;
+	g->idx = idx;
+	g->shndx = s->shndx;
+}
+
 /* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
 static __always_inline void
 anchor_cands_consider(struct anchor_cands *c, const struct image *im,
@@ -160,15 +191,14 @@ anchor_cands_consider(struct anchor_cands *c, const struct image *im,
 	uint32_t bi;
 
 	/* a local symbol is never eligible: one compare for most */
-	if (s->bind == STB_LOCAL)
+	if (s->bind == STB_LOCAL || !anchor_eligible(im, s))
 		return;
-	if (!c->first && anchor_eligible(im, s))
+	if (!c->first)
 		c->first = idx;
+	anchor_global_add(c, s, idx);
 	/* above the best so far: never better (one compare) */
 	bi = c->best[s->shndx];
 	if (bi && s->value > c->best_value[s->shndx])
-		return;
-	if (!anchor_eligible(im, s))
 		return;
 	if (bi) {
 		anchor_cand_sym(im, bi, &b);

@@ -221,6 +221,12 @@ static void merge_anchors(const struct image *im, struct anchor_cands *lo,
 	struct symbol a, b;
 	size_t i;
 
+	/* the eligible globals: the upper half's follow in table order */
+	for (i = 0; i < hi->nglobals; i++) {
+		if (lo->nglobals == lo->capglobals)
+			anchor_globals_grow(lo);
+		lo->globals[lo->nglobals++] = hi->globals[i];
+	}
 	for (i = 0; i < ANCHOR_NFALLBACK; i++)
 		if (!lo->named[i])
 			lo->named[i] = hi->named[i];
