@@ -49,13 +49,39 @@ static int run(char **argv)
 }
 
 /* The LPTRACE_* variables that ask the runtime for what @o asks. */
-static void set_env(const struct options *o)
+/* -F, repeated or comma lists, as the runtime's one comma list. */
+static char *filter_list(const struct options *o)
 {
-	char num[32];
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < o->filter.n; i++)
+		len += strlen(o->filter.v[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	*s = 0;
+	for (i = 0; i < o->filter.n; i++) {
+		if (i)
+			strcat(s, ",");
+		strcat(s, o->filter.v[i]);
+	}
+	return s;
+}
+
+static int set_env(const struct options *o)
+{
+	char num[32], *filter = o->filter.n ? filter_list(o) : NULL;
+
+	if (o->filter.n && !filter) {
+		cli_error("-F: out of memory");
+		return -1;
+	}
 
 	/* The runtime checks every value and names a bad one. */
 	setenv("LPTRACE_DATA", o->output, 1);
-	setenv("LPTRACE_FILTER", o->filter.n ? o->filter.v[0] : "*", 1);
+	setenv("LPTRACE_FILTER", filter ? filter : "*", 1);
+	free(filter);
 	setenv("LPTRACE_GRAPH", o->graph ? "1" : "0", 1);
 	if (o->depth_arg)
 		setenv("LPTRACE_DEPTH", o->depth_arg, 1);
@@ -66,6 +92,7 @@ static void set_env(const struct options *o)
 	}
 	if (o->bufsize)
 		setenv("LPTRACE_BUFSIZE", o->bufsize, 1);
+	return 0;
 }
 
 int cmd_record(const struct options *o)
@@ -74,7 +101,8 @@ int cmd_record(const struct options *o)
 	struct trace t;
 	int status;
 
-	set_env(o);
+	if (set_env(o) < 0)
+		return EXIT_ERROR;
 	/* A program without the runtime must not leave an old file behind. */
 	if (unlink(out) && errno != ENOENT) {
 		cli_error("%s: %s", out, strerror(errno));

@@ -440,12 +440,7 @@ enum parsed opts_valid(const struct options *o)
 			return usage_error(name, "expected PROG [ARGS...]");
 		if ((o->depth_arg || o->min_arg) && !o->graph)
 			return usage_error(name, "-D and -t filter function-graph recordings: add --graph");
-		/*
-		 * The runtime's LPTRACE_FILTER is one fnmatch(3) glob, and
-		 * it has no exclude list: more is for the readers.
-		 */
-		if (o->filter.n > 1)
-			return usage_error(name, "the runtime takes one -F glob (LPTRACE_FILTER); record with one that covers them and filter when reading (report -F a*,b*)");
+		/* the runtime has no exclude list: that is for the readers */
 		if (o->notrace.n)
 			return usage_error(name, "the runtime has no exclude list: filter when reading (report -N GLOB)");
 		return PARSE_RUN;

@@ -80,6 +80,42 @@ static int all_sites(const char *glob)
 }
 
 /*
+ * @glob split at its commas into fnmatch(3) patterns (a C name holds no
+ * comma, so "a*,b*" is two): a NULL-terminated array in one allocation,
+ * or NULL when out of memory.
+ */
+static char **glob_list(const char *glob)
+{
+	size_t n = 2, len = strlen(glob) + 1;
+	const char *p;
+	char **v, *text;
+
+	for (p = glob; *p; p++)
+		n += *p == ',';
+	v = malloc(n * sizeof(*v) + len);
+	if (!v)
+		return NULL;
+	text = memcpy((char *)(v + n), glob, len);
+	n = 0;
+	v[n++] = text;
+	for (; *text; text++)
+		if (*text == ',') {
+			*text = 0;
+			v[n++] = text + 1;
+		}
+	v[n] = NULL;
+	return v;
+}
+
+static int glob_list_match(char *const *v, const char *name)
+{
+	for (; *v; v++)
+		if (!fnmatch(*v, name, 0))
+			return 1;
+	return 0;
+}
+
+/*
  * The objects whose sites were all our NOP at load have no records yet
  * (lpt_sites_check): a disable of every site leaves them as they are;
  * any other change needs their records first.
@@ -102,7 +138,7 @@ static int build_needed(enum lpt_state to, const char *glob, int fresh)
 }
 
 /*
- * The sites @glob selects (refused ones never; with @fresh, only those of
+ * The sites @glob (one or a comma list) selects (refused ones never; with @fresh, only those of
  * objects loaded since the last settle): *nmatch counts them, and the
  * returned array holds those not yet in state @to, sorted by address as
  * lpt_poke_sites() needs (each object's are; objects are listed in load
@@ -112,6 +148,7 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 				      int fresh, size_t *nmatch, size_t *nchange)
 {
 	int all = all_sites(glob);
+	char **globs = NULL;
 	struct lpt_site **v;
 	struct lpt_obj *o;
 	size_t i, total = 0, match = 0, change = 0;
@@ -120,9 +157,13 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 	*nmatch = *nchange = 0;
 	for (o = lpt_objs; o; o = o->next)
 		total += o->gone || !o->sites ? 0 : o->nsites;
-	v = malloc((total ? total : 1) * sizeof(*v));
-	if (!v)
+	if (!all && !(globs = glob_list(glob)))
 		return NULL;
+	v = malloc((total ? total : 1) * sizeof(*v));
+	if (!v) {
+		free(globs);
+		return NULL;
+	}
 	if (!all)
 		lpt_sites_name();
 	for (o = lpt_objs; o; o = o->next) {
@@ -139,7 +180,7 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 
 			if (s->state == LPT_REFUSED)
 				continue;
-			if (!all && (!s->name || fnmatch(glob, s->name, 0)))
+			if (!all && (!s->name || !glob_list_match(globs, s->name)))
 				continue;
 			match++;
 			if (s->state != to || s->foreign)
@@ -148,6 +189,7 @@ static struct lpt_site **select_sites(enum lpt_state to, const char *glob,
 	}
 	*nmatch = match;
 	*nchange = change;
+	free(globs);
 	if (nobj > 1)
 		qsort(v, *nchange, sizeof(*v), cmp_site_addr);
 	return v;

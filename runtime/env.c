@@ -53,7 +53,7 @@ const struct lpt_env_var lpt_env_vars[] = {
 	LPT_TEXT("LPTRACE_CRASH", LPT_ENV_PATH, crash,
 		 "ring mode: where a fatal signal writes the rings"),
 	LPT_TEXT("LPTRACE_FILTER", LPT_ENV_GLOB, filter,
-		 "enable the matching functions at start and in every library loaded later"),
+		 "enable the matching functions (a glob, or a comma list of them) at start and in every library loaded later"),
 	LPT_TEXT("LPTRACE_OUT", LPT_ENV_PATH, out,
 		 "write the text trace (ftrace layout) at exit"),
 	LPT_TEXT("LPTRACE_JSON", LPT_ENV_PATH, json,

@@ -66,7 +66,8 @@ int lpt_init(void);
 
 /*
  * Trace (enable) or stop tracing (disable) the functions whose name
- * matches @glob (fnmatch(3)); NULL or "*" means every site, including
+ * matches @glob (fnmatch(3); a comma list "a*,b*" matches either, as a
+ * C name has no comma); NULL or "*" means every site, including
  * sites in code that has no symbol.  Returns the number of matching
  * sites now in the requested state, or a negative errno.  A site whose
  * bytes are not what the runtime last wrote (a debugger's breakpoint) is

@@ -465,10 +465,9 @@ def test_cli_help_and_errors(tmp_path):
              f"lptrace: {missing}: No such file or directory"),
             (("report", "-x"),
              "lptrace: report: unrecognized option '-x' (see 'lptrace report --help')"),
-            (("record", "-F", "a*,b*", "--", "true"),
-             "lptrace: record: the runtime takes one -F glob (LPTRACE_FILTER); "
-             "record with one that covers them and filter when reading "
-             "(report -F a*,b*) (see 'lptrace record --help')"),
+            (("record", "-N", "a*", "--", "true"),
+             "lptrace: record: the runtime has no exclude list: filter when "
+             "reading (report -N GLOB) (see 'lptrace record --help')"),
             (("dump", "-i", missing),
              "lptrace: dump: expected --text, --chrome or --folded (see 'lptrace dump --help')")):
         proc = lptrace(*args, check=False)
@@ -482,6 +481,21 @@ def test_cli_help_and_errors(tmp_path):
 
 def rows_of(data, *opts):
     return report(data, "-s", "name", *opts)[0]
+
+
+def test_record_filter_list(graph_prog, tmp_path):
+    """record -F takes several globs, repeated or as a comma list, and the
+    runtime (LPTRACE_FILTER) enables the functions any of them matches,
+    and only those (the program itself enables g_dis*, whose one call
+    disables them again: tests/runtime/graph.c)."""
+    n = GRAPH_LOOPS
+    want = {"g_tail1": [n], "g_float": [n], "g_dis_outer": [1],
+            "g_disabler": [1]}
+    for i, opts in enumerate((("-F", "g_tail1,g_fl*"),
+                              ("-F", "g_tail1", "-F", "g_float"))):
+        (tmp_path / str(i)).mkdir()
+        _, data = record(tmp_path / str(i), graph_prog, *opts)
+        assert rows_of(data) == want
 
 
 def test_read_filters(graph_prog, tmp_path):
