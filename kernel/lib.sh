@@ -229,7 +229,11 @@ patched_tree() {
 
 # unpack_trees V: src/linux-source-V, Debian's tree as shipped (the stock
 # builds), and patched_tree V (ours); both get kernel/instrument.  (src_of
-# reads v, here the local one.)
+# reads v, here the local one.)  The stock tree also gets the series'
+# fixes of upstream code (its patches with a Fixes: tag, which ours has
+# as the series' first patches): the comparison is of how the tables are
+# made, and 7.3's x86 ftrace bug (kernel/repro/) would otherwise hang or
+# crash stock's boot script, or not, as its layout falls.
 unpack_trees() {
 	local v=$1 stock lp
 	stock=$(src_of stock)
@@ -242,12 +246,22 @@ unpack_trees() {
 		touch "$stock/.lpk-unpacked"
 	fi
 	patched_tree "$v"
-	instrument "$stock"
+	# shellcheck disable=SC2046  # one argument per patch
+	instrument "$stock" $(series_fixes "$v")
 	instrument "$lp"
 }
 
-# instrument TREE: kernel/instrument/*.patch, the test's own prints,
-# applied to the stock and the patched tree alike, once.  The patches
+# The hand-written patches of kernel/series/V with a Fixes: tag.
+series_fixes() {
+	local p
+	for p in "$here/series/$1"/[0-9]*.patch; do
+		[ ! -e "$p" ] || ! grep -q '^Fixes: ' "$p" || echo "$p"
+	done
+}
+
+# instrument TREE [PATCH...]: kernel/instrument/*.patch, the test's own
+# prints, applied to the stock and the patched tree alike, once, and the
+# PATCHes after them.  The patches
 # applied are kept in the tree; when they differ from the repository's,
 # the files they touch are first put back as the package has them (from
 # the tree's own git, or the pristine one of $cache/git).
@@ -262,11 +276,14 @@ instrument_dir() {
 
 instrument() {
 	local tree=$1 applied=$1/.lpk-instrument.patch f idir
+	shift
 	idir=$(instrument_dir "$v")
-	if cmp -s "$applied" <(cat "$idir"/*.patch); then
+	# the instrumentation, then the extra patches given (stock: fixes)
+	set -- "$idir"/*.patch "$@"
+	if cmp -s "$applied" <(cat "$@"); then
 		return 0
 	fi
-	for f in $(cat "$idir"/*.patch "$applied" 2>/dev/null |
+	for f in $(cat "$@" "$applied" 2>/dev/null |
 		   sed -n 's|^+++ b/||p' | sort -u); do
 		if [ -d "$tree/.git" ]; then
 			git -C "$tree" checkout -q -- "$f"
@@ -276,9 +293,9 @@ instrument() {
 		rm -f "$tree/$f.orig" "$tree/$f.rej"
 	done
 	rm -f "$applied" "$tree/.lpk-instrument"
-	cat "$idir"/*.patch | patch -d "$tree" -p1 -s -N --no-backup-if-mismatch ||
-		die "$tree: ${idir#"$repo"/} does not apply"
-	cat "$idir"/*.patch >"$applied"
+	cat "$@" | patch -d "$tree" -p1 -s -N --no-backup-if-mismatch ||
+		die "$tree: ${idir#"$repo"/} (or a fix of kernel/series) does not apply"
+	cat "$@" >"$applied"
 }
 
 # The steps below work on the current pair: globals v (version), arch
