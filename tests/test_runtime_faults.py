@@ -1,5 +1,5 @@
 """The runtime's fault matrix (issue 11): programs that block signals,
-fork, spawn, run under a debugger, start 100,000 threads, fail their
+fork, spawn, run under a debugger, start 20,000 threads, fail their
 init, or set LPTRACE_BUFSIZE to nonsense.
 
 One program, tests/runtime/faults.c, runs every case: worker threads
@@ -22,6 +22,8 @@ from test_runtime import (TOOLCHAINS, Builder, INT3, describe,
 MIN_TOGGLES = 400
 NWORKERS = 3
 NCHILDREN = 60
+# the "threads" case: short threads made (FAULTS_THREADS of faults.c)
+NTHREADS = 20000
 TRACED = {"f_add", "f_mix", "f_fib"}
 
 
@@ -56,7 +58,8 @@ def run_case(faults, tmp_path, mode, env=None, explicit_out=False,
     the last ones) keep the trace small."""
     exe, _ = faults
     txt = tmp_path / "trace.txt"
-    env = {"LPTRACE_BUFSIZE": "2000", "LPTRACE_KEEP": "first", **(env or {})}
+    env = {"LPTRACE_BUFSIZE": "2000", "LPTRACE_KEEP": "first",
+           "FAULTS_THREADS": str(NTHREADS), **(env or {})}
     if not explicit_out:
         env["LPTRACE_OUT"] = txt
     proc = run([exe, mode, txt], env=env, timeout=timeout)
@@ -109,7 +112,7 @@ def test_graph_mode(faults, tmp_path, mode):
     """The same cases in function-graph mode: every traced call returns
     through the tracer's trampoline, in signal handlers (on an alternate
     stack too), in forked children (which return through frames they
-    inherited) and in 100,000 short threads."""
+    inherited) and in 20,000 short threads."""
     proc, summary, text = run_case(faults, tmp_path, mode,
                                    env={"LPTRACE_GRAPH": "1"}, parse=False)
     assert int(summary["toggles"]) >= MIN_TOGGLES
@@ -142,12 +145,12 @@ def test_vfork_and_posix_spawn(faults, tmp_path, mode):
     check_traced(proc, events)
 
 
-def test_100000_short_threads(faults, tmp_path):
+def test_20000_short_threads(faults, tmp_path):
     """Buffers of exited threads are reused: the mappings stay few."""
     proc, summary, events = run_case(faults, tmp_path, "threads")
     assert int(summary["toggles"]) >= MIN_TOGGLES
     stats = key_values("threads=", proc.stdout)
-    assert stats["threads"] == "100000"
+    assert stats["threads"] == str(NTHREADS)
     # without reuse: a buffer per thread that ever traced (tens of thousands)
     assert int(stats["buffers"]) <= 4 * (NWORKERS + 16 + 2), stats
     assert int(stats["maps"]) < 500, stats
