@@ -33,7 +33,9 @@
 #                     compiler allows them (clang; gcc is excluded by the
 #                     kernel for gcc bug 106671);
 #             riscv   -O2, compressed instructions (RVC: the 4 entry nops
-#                     are 2 bytes each).
+#                     are 2 bytes each) where the kernel allows them with
+#                     dynamic ftrace (7.x with gcc: only gcc 14 and
+#                     later, for -fmin-function-alignment).
 #
 # Every riscv build also has the FPU (Debian's rv64gc C library, which
 # the static /init uses, has FP instructions) and RISCV_ISA_FALLBACK
@@ -137,6 +139,21 @@ want="$want ${LINKPASS_KCONFIG_EXTRA:-}"
 
 mkdir -p "$obj"
 make -s -C "$src" O="$obj" "$@" tinyconfig >/dev/null
+
+# riscv 7.x gives gcc dynamic ftrace with RVC only where gcc has
+# -fmin-function-alignment (gcc 14; GCC_SUPPORTS_DYNAMIC_FTRACE in
+# arch/riscv/Kconfig): with an older gcc the build is without RVC, and
+# without EFI, which selects it (and which PORTABLE selects unless
+# NONPORTABLE is set; QEMU boots the Image through OpenSBI, no EFI).
+if [ "$arch" = riscv ] &&
+   grep -q 'CC_HAS_MIN_FUNCTION_ALIGNMENT || !RISCV_ISA_C' "$src/arch/riscv/Kconfig" &&
+   grep -q '^CONFIG_CC_IS_GCC=y' "$obj/.config" &&
+   ! grep -q '^CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=y' "$obj/.config"; then
+	echo "config.sh: $obj: CONFIG_RISCV_ISA_C and CONFIG_EFI left out (CONFIG_NONPORTABLE): this kernel's gcc dynamic ftrace needs -fmin-function-alignment with RVC, which this gcc lacks" >&2
+	want=$(echo "$want" | tr ' \n' '\n\n' | grep -vx RISCV_ISA_C | tr '\n' ' ')
+	unwant="$unwant RISCV_ISA_C EFI"
+	want="$want NONPORTABLE"
+fi
 
 args=
 for s in $unwant; do
