@@ -362,7 +362,8 @@ fresh_build() {
 	if [ "$reuse" != 1 ] || [ ! -e "$b/vmlinux" ]; then
 		rm -rf "$b"
 	fi
-	configure "$1" >&2
+	# (in the $(...) of its callers, where set -e does not reach)
+	configure "$1" >&2 || die "$(pair_id)-$1: the configuration failed (config.sh above)"
 	build "$1" full
 }
 
