@@ -17,12 +17,8 @@ void anchor_cands_init(struct anchor_cands *c, const struct image *im)
 	size_t n = im->nsecs ? im->nsecs : 1;
 
 	memset(c, 0, sizeof(*c));
-	c->best = xcalloc(n, sizeof(*c->best));
-	c->best_value = xcalloc(n, sizeof(*c->best_value));
-	/* two per section (lowest, nearest), the fallback names and the
-	 * first eligible
-	 */
-	c->cap = 2 * n + ANCHOR_NFALLBACK + 1;
+	/* one per section, the fallback names and the first eligible */
+	c->cap = n + ANCHOR_NFALLBACK + 1;
 	c->store = xcalloc(c->cap, sizeof(*c->store));
 	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
 }
@@ -33,8 +29,6 @@ void anchor_cands_free(struct anchor_cands *c)
 
 	for (i = 0; i < c->nstore; i++)
 		free((char *)c->store[i].name);
-	free(c->best);
-	free(c->best_value);
 	free(c->globals);
 	free(c->store);
 	free(c->store_idx);
@@ -46,6 +40,17 @@ void anchor_globals_grow(struct anchor_cands *c)
 	c->capglobals = c->capglobals ? 2 * c->capglobals : 1024;
 	c->globals = xrealloc(c->globals,
 			      c->capglobals * sizeof(*c->globals));
+}
+
+void anchor_globals_append(struct anchor_cands *lo,
+			   const struct anchor_cands *hi)
+{
+	while (lo->capglobals < lo->nglobals + hi->nglobals)
+		anchor_globals_grow(lo);
+	if (hi->nglobals)
+		memcpy(lo->globals + lo->nglobals, hi->globals,
+		       hi->nglobals * sizeof(*hi->globals));
+	lo->nglobals += hi->nglobals;
 }
 
 /*
@@ -79,8 +84,6 @@ void anchor_cands_hold(struct anchor_cands *c, const struct image *im)
 
 	if (im->syms_decoded)
 		return;
-	for (i = 0; i < im->nsecs; i++)
-		(void)cand_ptr(c, im, c->best[i]);
 	for (i = 0; i < ANCHOR_NFALLBACK; i++)
 		(void)cand_ptr(c, im, c->named[i]);
 	(void)cand_ptr(c, im, c->first);
@@ -108,47 +111,68 @@ static const struct symbol *image_anchor(const struct image *im,
 	return cand_ptr(c, im, c->first);
 }
 
+/* Is @g, at @g->value, a better pick than @cur (number; 0: none), at @at? */
+static bool pick_better(const struct image *im, const struct anchor_global *g,
+			uint32_t cur, uint64_t at, bool higher)
+{
+	struct symbol x, y;
+
+	if (!cur || g->value != at)
+		return !cur || (higher ? g->value > at : g->value < at);
+	anchor_cand_sym(im, g->idx, &x);
+	anchor_cand_sym(im, cur, &y);
+	return anchor_better(&x, &y);
+}
+
 /*
- * Each used section's eligible global nearest at or below its first
- * site (0: none there), by number: the anchor that the least of the
- * section's layout lies between.  Of equal values the better one, as
- * anchor_better() ranks them.
+ * Each section's anchor, by number (0: none), for the sections @used
+ * marks: of its eligible globals the nearest at or below its first site
+ * (the anchor that the least of the section's layout lies between),
+ * else the lowest.  Of equal values the better one as anchor_better()
+ * ranks them, and of equals the first in table order.
  */
-static uint32_t *nearest_below(const struct image *im,
-			       const struct anchor_cands *c,
-			       const struct site *sites, size_t nsites)
+static uint32_t *section_anchors(const struct image *im,
+				 const struct anchor_cands *c,
+				 const struct site *sites, size_t nsites,
+				 const bool *used)
 {
 	uint64_t *first = xcalloc(im->nsecs, sizeof(*first));
 	uint32_t *near = xcalloc(im->nsecs, sizeof(*near));
-	bool *used = xcalloc(im->nsecs, sizeof(*used));
-	uint64_t *at = xcalloc(im->nsecs, sizeof(*at));
+	uint32_t *low = xcalloc(im->nsecs, sizeof(*low));
+	uint64_t *at_near = xcalloc(im->nsecs, sizeof(*at_near));
+	uint64_t *at_low = xcalloc(im->nsecs, sizeof(*at_low));
 	const struct anchor_global *g;
-	struct symbol x, y;
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < nsites; i++)
-		if (!used[sites[i].shndx] || sites[i].addr < first[sites[i].shndx]) {
-			used[sites[i].shndx] = true;
-			first[sites[i].shndx] = sites[i].addr;
-		}
+	for (k = 0; k < im->nsecs; k++)
+		first[k] = UINT64_MAX;
+	for (i = 0; i < nsites; i++) {
+		k = sites[i].shndx;
+		if (sites[i].addr < first[k])
+			first[k] = sites[i].addr;
+	}
 	for (i = 0; i < c->nglobals; i++) {
 		g = &c->globals[i];
-		if (!used[g->shndx] || g->value > first[g->shndx])
+		k = g->shndx;
+		if (!used[k])
 			continue;
-		if (near[g->shndx] && g->value < at[g->shndx])
-			continue;
-		if (near[g->shndx] && g->value == at[g->shndx]) {
-			anchor_cand_sym(im, g->idx, &x);
-			anchor_cand_sym(im, near[g->shndx], &y);
-			if (!anchor_better(&x, &y))
-				continue;
+		if (pick_better(im, g, low[k], at_low[k], false)) {
+			low[k] = g->idx;
+			at_low[k] = g->value;
 		}
-		near[g->shndx] = g->idx;
-		at[g->shndx] = g->value;
+		if (g->value <= first[k] &&
+		    pick_better(im, g, near[k], at_near[k], true)) {
+			near[k] = g->idx;
+			at_near[k] = g->value;
+		}
 	}
+	for (k = 0; k < im->nsecs; k++)
+		if (!near[k])
+			near[k] = low[k];
 	free(first);
-	free(used);
-	free(at);
+	free(low);
+	free(at_near);
+	free(at_low);
 	return near;
 }
 
@@ -207,12 +231,11 @@ int anchors_choose(struct image *im, const char *forced,
 	used = xcalloc(im->nsecs, sizeof(*used));
 	for (i = 0; i < nsites; i++)
 		used[sites[i].shndx] = true;
-	near = nearest_below(im, cands, sites, nsites);
+	near = section_anchors(im, cands, sites, nsites, used);
 	for (i = 0; i < im->nsecs; i++) {
 		if (!used[i])
 			continue;
-		a->by_shndx[i] = cand_ptr(cands, im,
-					  near[i] ? near[i] : cands->best[i]);
+		a->by_shndx[i] = cand_ptr(cands, im, near[i]);
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {

@@ -114,10 +114,8 @@ struct anchor_global {
 };
 
 struct anchor_cands {
-	uint32_t *best;			/* each section's lowest eligible */
-	uint64_t *best_value;		/* ... and its value */
-	/* every eligible global, in table order, for the nearest below
-	 * a section's first site (anchors_choose())
+	/* every eligible global, in table order: each section's anchor
+	 * is chosen from them once its sites are known (anchors_choose())
 	 */
 	struct anchor_global *globals;
 	size_t nglobals, capglobals;
@@ -137,10 +135,10 @@ struct anchor_cands {
 void anchor_cands_init(struct anchor_cands *c, const struct image *im);
 void anchor_cands_free(struct anchor_cands *c);
 /*
- * Decode the lowest and named candidates now, names copied, while the
- * symbol table is still in memory: the scan then hands its pages back
- * (image_release_globals()).  The nearest one chosen for a section is
- * decoded when chosen; its page comes back from the file.
+ * Decode the named candidates and the first eligible now, names copied,
+ * while the symbol table is still in memory: the scan then hands its
+ * pages back (image_release_globals()).  The anchor chosen for a
+ * section is decoded when chosen; its page comes back from the file.
  */
 void anchor_cands_hold(struct anchor_cands *c, const struct image *im);
 
@@ -167,6 +165,9 @@ anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 }
 
 void anchor_globals_grow(struct anchor_cands *c);
+/* @hi's eligible globals after @lo's (two halves of one pass). */
+void anchor_globals_append(struct anchor_cands *lo,
+			   const struct anchor_cands *hi);
 
 static __always_inline void anchor_global_add(struct anchor_cands *c,
 					      const struct symbol *s,
@@ -187,26 +188,12 @@ static __always_inline void
 anchor_cands_consider(struct anchor_cands *c, const struct image *im,
 		      const struct symbol *s, uint32_t idx)
 {
-	struct symbol b;
-	uint32_t bi;
-
 	/* a local symbol is never eligible: one compare for most */
 	if (s->bind == STB_LOCAL || !anchor_eligible(im, s))
 		return;
 	if (!c->first)
 		c->first = idx;
 	anchor_global_add(c, s, idx);
-	/* above the best so far: never better (one compare) */
-	bi = c->best[s->shndx];
-	if (bi && s->value > c->best_value[s->shndx])
-		return;
-	if (bi) {
-		anchor_cand_sym(im, bi, &b);
-		if (!anchor_better(s, &b))
-			return;
-	}
-	c->best[s->shndx] = idx;
-	c->best_value[s->shndx] = s->value;
 }
 
 /*

@@ -211,39 +211,22 @@ static void *sym_half_run(void *arg)
 }
 
 /*
- * Of two halves' candidates for one choice, the one a single pass in
- * table order would have kept: the lower half's unless the upper's is
- * strictly better (anchor_cands_consider() keeps the first of equals).
+ * Two halves' candidates as a single pass in table order would have
+ * gathered them: the eligible globals in order, and of each named or
+ * first one the lower half's if it has one.
  */
-static void merge_anchors(const struct image *im, struct anchor_cands *lo,
+static void merge_anchors(struct anchor_cands *lo,
 			  const struct anchor_cands *hi)
 {
-	struct symbol a, b;
 	size_t i;
 
 	/* the eligible globals: the upper half's follow in table order */
-	for (i = 0; i < hi->nglobals; i++) {
-		if (lo->nglobals == lo->capglobals)
-			anchor_globals_grow(lo);
-		lo->globals[lo->nglobals++] = hi->globals[i];
-	}
+	anchor_globals_append(lo, hi);
 	for (i = 0; i < ANCHOR_NFALLBACK; i++)
 		if (!lo->named[i])
 			lo->named[i] = hi->named[i];
 	if (!lo->first)
 		lo->first = hi->first;
-	for (i = 0; i < im->nsecs; i++) {
-		if (!hi->best[i])
-			continue;
-		if (lo->best[i]) {
-			anchor_cand_sym(im, lo->best[i], &a);
-			anchor_cand_sym(im, hi->best[i], &b);
-			if (!anchor_better(&b, &a))
-				continue;
-		}
-		lo->best[i] = hi->best[i];
-		lo->best_value[i] = hi->best_value[i];
-	}
 }
 
 /* The same for the table's bounds: the first symbol of each name. */
@@ -342,7 +325,7 @@ static int symbol_pass_parallel(const struct image *im,
 		ret = -1;	/* the caller decodes and starts again */
 	p->nlocal_funcs = h[0].p.nlocal_funcs + h[1].p.nlocal_funcs;
 	if (!ret && p->anchors)
-		merge_anchors(im, p->anchors, &h[1].anchors);
+		merge_anchors(p->anchors, &h[1].anchors);
 	if (!ret && p->bounds)
 		merge_bounds(p->bounds, &h[1].bounds);
 	if (!ret && p->e)
