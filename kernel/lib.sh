@@ -148,6 +148,7 @@ install_packages() {
 	want make make
 	want gcc gcc
 	want openssl openssl
+	[ "$ccache" != 1 ] || want ccache ccache
 	for v in $versions; do
 		if in_bookworm "$v"; then
 			[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
@@ -343,15 +344,55 @@ check_devnull() {
 build() {
 	local kind=$1 log=$res/$(pair_id)-$1.$2.log t0 t1
 	check_devnull
+	[ "$ccache" != 1 ] || kccache -z >/dev/null
 	stamp t0
-	if ! make -C "$(src_of "$kind")" O="$(bdir_of "$kind")" \
+	if ! kmake -C "$(src_of "$kind")" O="$(bdir_of "$kind")" \
 		-j"$jobs" $(margs) $(goals) >"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		die "$(pair_id)-$kind: build failed; see $log"
 	fi
 	stamp t1
+	[ "$ccache" != 1 ] || ccache_line >>"$log"
 	secs "$t0" "$t1"
 }
+
+# Compiles through ccache (LINKPASS_KERNEL_CCACHE=1, the default): the
+# pairs of `make test` rebuild the same trees run after run, and only
+# the compiles of files that changed since the last run are done again.
+# The links, objtool, the post-link steps and everything the test
+# measures after a build still run every time.  The cache lives in the
+# kernel cache (ccache/); ccache-bin/ holds the compiler names as links
+# to ccache, first on make's PATH (ccache's "masquerade" way: it then
+# runs the next compiler of that name on PATH).  The host programs go
+# through it too.  A build log ends with a "ccache:" line of its hits.
+kccache() { CCACHE_DIR=$cache/ccache ccache "$@"; }
+setup_ccache() {
+	local c
+	[ "$ccache" = 1 ] || return 0
+	command -v ccache >/dev/null || die "ccache is not installed (LINKPASS_KERNEL_CCACHE=0 builds without it)"
+	mkdir -p "$cache/ccache-bin"
+	for c in gcc clang aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc; do
+		ln -sfn "$(command -v ccache)" "$cache/ccache-bin/$c"
+	done
+	kccache -M 20G >/dev/null
+}
+# kmake ARGS: make ARGS, through ccache when it is on.
+kmake() {
+	if [ "$ccache" = 1 ]; then
+		CCACHE_DIR=$cache/ccache PATH=$cache/ccache-bin:$PATH make "$@"
+	else
+		make "$@"
+	fi
+}
+# ccache_line: "ccache: H of N compiles from the cache" since the last -z.
+ccache_line() {
+	kccache --print-stats | awk -F'\t' '
+		$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 }
+		$1 == "cache_miss" { m += $2 }
+		END { printf "ccache: %d of %d compiles from the cache\n", h, h + m }'
+}
+# ccache_hits LOG: "H/N" from a build log's ccache line ("" without one).
+ccache_hits() { sed -n 's|^ccache: \([0-9]*\) of \([0-9]*\) .*|\1/\2|p' "$1" 2>/dev/null | tail -n 1; }
 
 # fresh_build KIND: configure and build KIND from an empty build dir
 # (LINKPASS_KERNEL_REUSE=1 keeps one that holds a vmlinux), log to
@@ -463,7 +504,7 @@ stock_with_sorttable_fix() {
 	(cd "$sf" && eval "${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}") ||
 		die "$(pair_id): the fixed sorttable does not build"
 	rm -f "$sf/vmlinux" "$sf/vmlinux.unstripped"
-	make -C "$src" O="$sf" -j"$jobs" $(margs) vmlinux "$(basename "$(image_of "$arch")")" \
+	kmake -C "$src" O="$sf" -j"$jobs" $(margs) vmlinux "$(basename "$(image_of "$arch")")" \
 		>"$res/$(pair_id)-stockfix.log" 2>&1 ||
 		die "$(pair_id): relinking stock with the fixed sorttable failed; see $res/$(pair_id)-stockfix.log"
 	echo "$sf"

@@ -67,6 +67,11 @@ def num(v, fmt="{:,}"):
     return fmt.format(int(x)) if x == int(x) and "{:," in fmt else fmt.format(x)
 
 
+def cached(hits):
+    """Did a ccache_* fact ("H/N") take any compile from the cache?"""
+    return hits.split("/")[0] not in ("", "0")
+
+
 def ratio(a, b):
     try:
         return f"{float(a) / float(b):.2f}"
@@ -124,9 +129,17 @@ def render(pairs, run_start):
     rows = [[name(p), num(g(p, "full_stock"), "{:.1f}"), num(g(p, "full_lp"), "{:.1f}"),
              ratio(g(p, "full_lp"), g(p, "full_stock")),
              num(g(p, "incr_stock"), "{:.1f}"), num(g(p, "incr_lp"), "{:.1f}"),
-             ratio(g(p, "incr_lp"), g(p, "incr_stock"))] for p in pairs]
+             ratio(g(p, "incr_lp"), g(p, "incr_stock")),
+             f'{g(p, "ccache_stock") or "off"} / {g(p, "ccache_lp") or "off"}']
+            for p in pairs]
     parts.append(table(["pair", "full stock", "full ours", "ours / stock",
-                        "incremental stock", "incremental ours", "ours / stock"], rows))
+                        "incremental stock", "incremental ours", "ours / stock",
+                        "compiles from ccache stock / ours"], rows))
+    if any(cached(g(p, k)) for p in pairs for k in ("ccache_stock", "ccache_lp")):
+        parts.append("Some full builds took compiles from ccache "
+                     "(`LINKPASS_KERNEL_CCACHE`, on by default): their "
+                     "times are mostly links and host steps, not a cold "
+                     "build's; `LINKPASS_KERNEL_CCACHE=0` gives cold ones.")
 
     parts.append("**The post-link step** (milliseconds, median of 5 "
                  "interleaved rounds on the images the builds left): "

@@ -56,6 +56,10 @@
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
 #   LINKPASS_KERNEL_ROUNDS      incremental rounds per build (default 3)
 #   LINKPASS_KERNEL_REUSE=1     keep existing build dirs (no full-build timing)
+#   LINKPASS_KERNEL_CCACHE      1 (default): compile through ccache, kept in
+#                               the cache dir across runs (full build times
+#                               then count cached compiles: the facts and
+#                               report.py say how many); 0: without
 #   LINKPASS                    the linkpass binary of the test's own checks
 #                               (default: the repo's; the builds use the
 #                               kernel tree's scripts/linkpass)
@@ -72,6 +76,7 @@ toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
 jobs=${LINKPASS_KERNEL_JOBS:-$(nproc)}
 rounds=${LINKPASS_KERNEL_ROUNDS:-3}
 reuse=${LINKPASS_KERNEL_REUSE:-0}
+ccache=${LINKPASS_KERNEL_CCACHE:-1}
 
 # Run from `make test-kernel`, the repo's make flags (variables such as
 # CC=, jobserver) must not leak into the kernel's make.
@@ -118,6 +123,7 @@ all_tcs=$(printf '%s\n' "${runs[@]}" | cut -d: -f3 | sort -u | tr '\n' ' ')
 # --- set-up ------------------------------------------------------------------
 
 install_packages "$versions $apply_only" "$all_archs" "$all_tcs"
+setup_ccache
 # A private copy of linkpass, so a rebuild of the repo's tool during the
 # run cannot change the binary between the links of one build.
 mkdir -p "$cache/bin" "$cache/results"
@@ -172,6 +178,9 @@ write_facts() {
 		echo "links_lp=${links[lp]}"
 		echo "full_stock=${full[stock]}"
 		echo "full_lp=${full[lp]}"
+		# compiles of the full builds that came from ccache (H/N)
+		echo "ccache_stock=$(ccache_hits "$res/$(pair_id)-stock.full.log")"
+		echo "ccache_lp=$(ccache_hits "$res/$(pair_id)-lp.full.log")"
 		echo "incr_stock=$incr_stock"
 		echo "incr_lp=$incr_lp"
 		echo "pl_stock_ms=$pl_stock_ms"
