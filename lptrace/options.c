@@ -214,7 +214,7 @@ static const struct opt opts[] = {
 		   "events per thread ring (LPTRACE_BUFSIZE)"),
 	OPT_CALLBACK('F', "filter", add_filter, "GLOB,...",
 		     CMD_RECORD | CMDS_WALK,
-		     "record: trace only these (one glob); read: only these and their callees (repeatable)"),
+		     "record: trace only these; read: only these and their callees (repeatable)"),
 	OPT_CALLBACK('N', "notrace", add_notrace, "GLOB,...",
 		     CMD_RECORD | CMDS_WALK,
 		     "read: not these functions, nor their callees (repeatable)"),

@@ -6,6 +6,10 @@
 #   make bench-quick    two tiny sizes, one repetition, into $(BENCH_QUICK_OUT)
 #                       (build/bench/results-quick; tests/test_bench.py)
 #   BENCH_QUICK=1 make bench   the same as bench-quick
+#   make bench-tracer   the tracer on SQLite and Lua (Debian's sources,
+#                       apt-get source) against uftrace: docs/tracing.md;
+#                       TRACER_ARGS (e.g. --reps 3 --programs sqlite),
+#                       work in /var/tmp/lp-tracer; about 20 minutes
 #
 # Variables: BENCH_OUT, BENCH_WORK (generated samples and build trees,
 # /var/tmp/lp-bench/work), BENCH_ARGS (more options for bench/run.py, e.g.
@@ -23,7 +27,13 @@ KSRC_TAR    ?= /usr/src/linux-source-6.1.tar.xz
 BENCH_TOOLS := linkpass/linkpass build/bench/readrel build/bench/recordmcount \
 	       build/bench/leastwork
 
-.PHONY: bench bench-quick bench-deps bench-report
+.PHONY: bench bench-quick bench-deps bench-report bench-tracer
+
+TRACER_ARGS ?=
+
+bench-tracer: bench-deps all
+	@mkdir -p build/bench
+	$(PYTHON) bench/tracer.py --markdown build/bench/tracer.md $(TRACER_ARGS)
 
 ifeq ($(BENCH_QUICK),1)
 bench: bench-quick
