@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "mcount.h"
 #include "options.h"
+#include "pads.h"
 #include "prologue.h"
 #include "stripped.h"
 #include "table_write.h"
@@ -163,4 +164,10 @@ const struct extras extras_table = {
 	.table_write_asm = table_write_asm,
 	.scan_stats = scan_print_stats,
 	.usage_note = USAGE_NOTE,
+	.entry_set = fast_entry_set,
+	.entry_set_free = fast_entry_set_free,
+	.symbol_pass = fast_symbol_pass,
+	.fast_filter = fast_filter,
+	.pad_sites = pad_sites,
+	.relocscan_threads = relocscan_threads,
 };

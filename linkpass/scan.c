@@ -12,10 +12,8 @@
 #include <string.h>
 
 #include "anchor.h"
-#include "entries.h"
 #include "filter.h"
 #include "hooks.h"
-#include "pads.h"
 #include "patchable.h"
 #include "relocscan.h"
 #include "symbols.h"
@@ -23,34 +21,6 @@
 #include "util.h"
 
 const struct scan_want scan_explained = { .reasons = true };
-
-/*
- * Entry maps for the traced sections that code relocations apply to,
- * from the section headers alone (relocscan.c checks the rest); with
- * @pads (the patchable list's sites) for every traced code section,
- * the bytes each function covers marked too.
- */
-static void init_entry_set(const struct image *im, const uint8_t *traced,
-			   bool pads, struct entry_set *e)
-{
-	uint8_t *want = xcalloc(im->nsecs ? im->nsecs : 1, 1);
-	const struct section *t;
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		if (pads)
-			t = &im->secs[i];
-		else if (image_is_code_relocs(im, &im->secs[i]))
-			t = &im->secs[im->secs[i].sh.sh_info];
-		else
-			continue;
-		/* sh_size of anything but NOBITS lies inside the file */
-		want[t->idx] = traced[t->idx] && t->sh.sh_type != SHT_NOBITS &&
-			       (t->sh.sh_flags & SHF_EXECINSTR);
-	}
-	entries_init(e, im, want, pads);
-	free(want);
-}
 
 /* What one scan holds while it runs (scan_run_free()). */
 struct scan_run {
@@ -60,8 +30,8 @@ struct scan_run {
 	bool pads;		/* the sites are the patchable list's */
 	uint8_t *traced;	/* by section: does the policy trace it? */
 	uint8_t *is_mcount;	/* by symbol: enum mcount_kind */
-	bool fast;		/* no reasons wanted: the entry set, not funcs */
-	struct entry_set e;
+	/* no reasons wanted: the full tool's entry set (hooks.h), or NULL */
+	struct entry_set *e;
 	struct site *cand;	/* the relocations' candidate sites */
 	size_t ncand;
 	bool cand_sorted;
@@ -82,11 +52,9 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 	if (want->reasons && image_symbols(im) < 0)
 		return -1;
 	s->traced = traced_sections(im, s->o);
-	s->fast = !want->reasons;
-	if (s->fast) {
-		init_entry_set(im, s->traced, s->pads, &s->e);
-		p.e = &s->e;
-	}
+	if (!want->reasons && extras()->entry_set)
+		s->e = extras()->entry_set(im, s->traced, s->pads);
+	p.e = s->e;
 	if (want->anchors) {
 		r->anchors = xmalloc(sizeof(*r->anchors));
 		anchor_cands_init(r->anchors, im);
@@ -100,7 +68,7 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 	if (want->bounds)
 		want->bounds->looked = true;
 	/* with reasons: the sorted function index, for filter.c's judge() */
-	if (!s->fast) {
+	if (!s->e) {
 		if (image_symbols(im) < 0)
 			return -1;
 		funcs_build(im, &r->funcs);
@@ -117,8 +85,8 @@ static void scan_run_free(struct scan_run *s)
 {
 	free(s->is_mcount);
 	free(s->traced);
-	if (s->fast)
-		entries_free(&s->e);
+	if (s->e)
+		extras()->entry_set_free(s->e);
 }
 
 /* An empty result, for an image that has symbols to scan. */
@@ -149,7 +117,7 @@ int scan_image(struct image *im, const struct scan_opts *o,
 		goto out_free;
 	/* filter and sort: calls at live functions' entries, traced sections */
 	r->stats.ns_filter = now_ns();
-	if (filter_sites(im, s.traced, s.fast ? &s.e : NULL, s.cand, s.ncand,
+	if (filter_sites(im, s.traced, s.e, s.cand, s.ncand,
 			 s.cand_sorted, o->threads, r) < 0)
 		goto out_free;
 	r->stats.ns_filter = now_ns() - r->stats.ns_filter;
@@ -182,17 +150,17 @@ int scan_pads(struct image *im, const struct scan_opts *o,
 	if (scan_open(im, r) < 0)
 		return -1;
 	/*
-	 * Drop reasons wanted, an object, or a list that cannot be read
-	 * in place: patchable.c judges every entry, with its reason.
+	 * Drop reasons wanted, an object, or the kernel's build (no entry
+	 * set): patchable.c judges every entry, with its reason.
 	 */
 	if (want->reasons || im->ehdr.e_type == ET_REL ||
-	    !patchable_candidates_ok(im))
+	    !extras()->pad_sites)
 		return patchable_scan(im, o, r);
 	/* the symbol pass: entry set and covered bytes, anchors, bounds */
 	if (symbols_phase(&s, want) < 0)
 		goto out_free;
 	/* the sites: the listed pads at live functions' entries */
-	ret = pad_sites(im, o, s.traced, &s.e, r);
+	ret = extras()->pad_sites(im, o, s.traced, s.e, r);
 out_free:
 	scan_run_free(&s);
 	if (ret)
