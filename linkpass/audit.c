@@ -9,6 +9,7 @@
 #include "prologue.h"
 #include "mcount.h"
 #include "options.h"
+#include "pads.h"
 #include "patchable.h"
 #include "table_read.h"
 #include "util.h"

@@ -170,4 +170,5 @@ const struct extras extras_table = {
 	.fast_filter = fast_filter,
 	.pad_sites = pad_sites,
 	.relocscan_threads = relocscan_threads,
+	.sort_by_runs = sort_by_runs,
 };

@@ -52,6 +52,7 @@ void fast_entry_set_free(struct entry_set *e);
 int fast_filter(struct image *im, const uint8_t *traced,
 		const struct entry_set *e, struct site *cand, size_t n,
 		int threads, struct scan_result *r, bool *kept_unsorted);
+bool sort_by_runs(struct site *v, size_t n);
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p);
 

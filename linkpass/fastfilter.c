@@ -203,6 +203,57 @@ int fast_filter(struct image *im, const uint8_t *traced,
 }
 
 
+/* How many sorted runs sort_by_runs() handles before giving up. */
+#define MAX_RUNS 64
+
+struct run {
+	size_t from, to;
+};
+
+static int cmp_run(const void *a, const void *b, void *arg)
+{
+	const struct site *v = arg;
+	const struct run *x = a, *y = b;
+
+	return site_before_addr(&v[x->from], &v[y->from]) ? -1 : 1;
+}
+
+/*
+ * Sites sorted by (section, address) are, in a linked image, a few runs
+ * (one per section) each sorted by address; when the runs' address
+ * ranges do not overlap, putting the runs in order is the whole sort:
+ * one copy instead of a radix sort.  Returns false, having changed
+ * nothing, when that is not the case.
+ */
+bool sort_by_runs(struct site *v, size_t n)
+{
+	struct run runs[MAX_RUNS];
+	struct site *copy;
+	size_t i, nruns = 0, at = 0;
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && !site_before_addr(&v[i], &v[i - 1]))
+			continue;
+		if (nruns == MAX_RUNS)
+			return false;
+		runs[nruns].from = nruns ? runs[nruns - 1].to : 0;
+		runs[nruns++].to = i;
+	}
+	qsort_r(runs, nruns, sizeof(*runs), cmp_run, v);
+	for (i = 1; i < nruns; i++)
+		if (!site_before_addr(&v[runs[i - 1].to - 1], &v[runs[i].from]))
+			return false;
+	copy = xmalloc(n * sizeof(*copy));
+	for (i = 0; i < nruns; i++) {
+		memcpy(copy + at, v + runs[i].from,
+		       (runs[i].to - runs[i].from) * sizeof(*v));
+		at += runs[i].to - runs[i].from;
+	}
+	memcpy(v, copy, n * sizeof(*v));
+	free(copy);
+	return true;
+}
+
 void fast_entry_set_free(struct entry_set *e)
 {
 	entries_free(e);

@@ -14,57 +14,6 @@
 /* Function alignment of gcc and clang at -O2 on x86. */
 #define FUNC_ALIGN 16
 
-/* How many sorted runs sort_by_runs() handles before giving up. */
-#define MAX_RUNS 64
-
-struct run {
-	size_t from, to;
-};
-
-static int cmp_run(const void *a, const void *b, void *arg)
-{
-	const struct site *v = arg;
-	const struct run *x = a, *y = b;
-
-	return site_before_addr(&v[x->from], &v[y->from]) ? -1 : 1;
-}
-
-/*
- * Sites sorted by (section, address) are, in a linked image, a few runs
- * (one per section) each sorted by address; when the runs' address
- * ranges do not overlap, putting the runs in order is the whole sort:
- * one copy instead of a radix sort.  Returns false, having changed
- * nothing, when that is not the case.
- */
-static bool sort_by_runs(struct site *v, size_t n)
-{
-	struct run runs[MAX_RUNS];
-	struct site *copy;
-	size_t i, nruns = 0, at = 0;
-
-	for (i = 1; i <= n; i++) {
-		if (i < n && !site_before_addr(&v[i], &v[i - 1]))
-			continue;
-		if (nruns == MAX_RUNS)
-			return false;
-		runs[nruns].from = nruns ? runs[nruns - 1].to : 0;
-		runs[nruns++].to = i;
-	}
-	qsort_r(runs, nruns, sizeof(*runs), cmp_run, v);
-	for (i = 1; i < nruns; i++)
-		if (!site_before_addr(&v[runs[i - 1].to - 1], &v[runs[i].from]))
-			return false;
-	copy = xmalloc(n * sizeof(*copy));
-	for (i = 0; i < nruns; i++) {
-		memcpy(copy + at, v + runs[i].from,
-		       (runs[i].to - runs[i].from) * sizeof(*v));
-		at += runs[i].to - runs[i].from;
-	}
-	memcpy(v, copy, n * sizeof(*v));
-	free(copy);
-	return true;
-}
-
 void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		bool sorted)
 {
@@ -73,12 +22,12 @@ void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 	struct site *copy;
 	size_t i;
 
-	/* @sorted: the caller saw them in order as it made them */
 	for (i = 1; !sorted && i < n; i++)
 		if (by_addr ? site_before_addr(&v[i], &v[i - 1]) :
 			      site_before_sec(&v[i], &v[i - 1]))
 			break;
-	if (sorted || i >= n || (by_addr && sort_by_runs(v, n)))
+	if (sorted || i >= n ||
+	    (by_addr && extras()->sort_by_runs && extras()->sort_by_runs(v, n)))
 		return;
 	sec = xmalloc(n * sizeof(*sec));
 	addr = xmalloc(n * sizeof(*addr));
@@ -86,9 +35,6 @@ void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		sec[i] = v[i].shndx;
 		addr[i] = v[i].addr;
 	}
-	/* by address: sections only break ties, so sort by (addr, sec) as
-	 * a section sort of the address order
-	 */
 	if (by_addr)
 		order = order_by_section_addr(NULL, addr, n, 1);
 	else
@@ -165,10 +111,8 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))
 		return DROP_NOT_ENTRY;
 	/* -pg without -mfentry: the full tool's rule, or none */
-	if (!s->entry_style && !extras()->mcount_verdict)
-		return DROP_NOT_ENTRY;
-	if (!s->entry_style &&
-	    extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT)
+	if (!s->entry_style && (!extras()->mcount_verdict ||
+	    extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT))
 		return DROP_NOT_ENTRY;
 	*last_func = fn;
 	return SITE_KEPT;

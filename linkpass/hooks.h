@@ -114,6 +114,8 @@ struct extras {
 				 const struct relocs *rels, size_t nrels,
 				 struct scan_stats *st, struct site **cand,
 				 size_t *n, bool *sorted);
+	/* sort_sites() of a few sorted runs: one copy (fastfilter.c) */
+	bool (*sort_by_runs)(struct site *v, size_t n);
 };
 
 extern const struct extras extras_table __weak;

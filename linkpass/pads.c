@@ -10,6 +10,29 @@
 #include "relocs.h"
 #include "util.h"
 
+bool pad_run_back(const struct image *im, const struct section *sec,
+		  uint64_t end, unsigned int n, uint64_t *start)
+{
+	uint64_t base = image_section_base(im, sec), pos = end;
+	unsigned int len;
+
+	if (end < base || end - base > sec->sh.sh_size)
+		return false;
+	while (n--) {
+		/* the longest nop first: a c.nop pair is no "nop" */
+		for (len = 4; len; len /= 2)
+			if (pos - base >= len &&
+			    im->arch->pad_nop_len(sec->bytes + (pos - len - base),
+						  len) == len)
+				break;
+		if (!len)
+			return false;
+		pos -= len;
+	}
+	*start = pos;
+	return true;
+}
+
 /*
  * pad_fits(), for @addr that @nops nops lead from to @fn's start (0: an
  * address at the entry): the walk is not made again.

@@ -26,4 +26,8 @@ int pad_sites(struct image *im, const struct scan_opts *o,
 	      const uint8_t *traced, const struct entry_set *e,
 	      struct scan_result *r);
 
+/* pad_run() walking back from @end: the run's start in *@start. */
+bool pad_run_back(const struct image *im, const struct section *sec,
+		  uint64_t end, unsigned int n, uint64_t *start);
+
 #endif

@@ -1,34 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sites from a compiler-made table: -fpatchable-function-entry=N[,M]
- * reserves N nops per function (M of them before the entry symbol) and
- * lists the first nop of each in __patchable_function_entries, one
- * absolute address per function.  The linker concatenates those lists,
- * with the same faults as per-object __mcount_loc tables: entries for
- * overridden weak functions, no order.  With -q the image keeps the
- * list's relocations, and each entry's address is S + A of one; in a
- * relocatable object (a module's .ko) S + A names a section and an
- * offset, which is how sites of an object are counted.
- *
- * A listed address is a site when it is in a traced section and
- *   - at a live function's entry, after an optional entry prefix
- *     (endbr64, bti c), or
- *   - in the run of nops that ends at a live function's entry (the M
- *     nops placed before the symbol);
- * and it must hold a nop (arch->pad_nop_len): a listed address that
- * does not is an error, as is any relocation other than the absolute
- * one of the architecture.  With the pad's geometry given
- * (--patchable-entries=N,M), a site must also start exactly such a
- * pad: M nops ending at the function's start, or none before it and N
- * after its entry prefix.  A site that does not is an error, since
- * either the geometry or the compiler is not what the caller said, and
- * the table would hold addresses ftrace does not expect.
+ * Sites from -fpatchable-function-entry=N[,M]: the first nop of each
+ * function's pad is listed in __patchable_function_entries, whose
+ * relocations -q keeps (S + A: an address, or in an object a section
+ * and an offset).  The linked list has stale entries (overridden weak
+ * functions) and no order.  A listed address is a site when it is in a
+ * traced section, at a live function's entry (after an entry prefix)
+ * or in the nops that run into one, and it must hold a nop.  With
+ * N,M given, a site must start exactly such a pad: else the code was
+ * not compiled as the caller says, an error.
  */
 #include "patchable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -48,29 +35,6 @@ bool pad_run(const struct image *im, const struct section *sec,
 		pos += len;
 	}
 	*end = pos;
-	return true;
-}
-
-bool pad_run_back(const struct image *im, const struct section *sec,
-		  uint64_t end, unsigned int n, uint64_t *start)
-{
-	uint64_t base = image_section_base(im, sec), pos = end;
-	unsigned int len;
-
-	if (end < base || end - base > sec->sh.sh_size)
-		return false;
-	while (n--) {
-		/* the longest nop first: a c.nop pair is no "nop" */
-		for (len = 4; len; len /= 2)
-			if (pos - base >= len &&
-			    im->arch->pad_nop_len(sec->bytes + (pos - len - base),
-						  len) == len)
-				break;
-		if (!len)
-			return false;
-		pos -= len;
-	}
-	*start = pos;
 	return true;
 }
 
@@ -172,10 +136,7 @@ static const char *entry_place(char *buf, size_t len,
 	return buf;
 }
 
-/*
- * Where relocation @r of the list points: a code section and an
- * address in it (in an object, a section offset); -1 on bad input.
- */
+/* Where list relocation @r points: a code section and an address. */
 static int entry_target(struct image *im, const struct section *list,
 			enum reloc_layout l, const struct reloc *r,
 			const struct section *rsec, size_t i, struct section **secp,
@@ -286,9 +247,7 @@ static int read_entries(struct image *im, const struct section *list,
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
 	l = rel.layout;
-	/* a list of size 0 has no bytes: its first relocation is refused
-	 * as not an entry
-	 */
+	/* a list of size 0: its first relocation is not an entry */
 	if (!reloc_has_addend(l) &&
 	    !image_section_bytes(im, (struct section *)list))
 		return -1;
@@ -314,9 +273,7 @@ static int judge_all(struct image *im, const struct scan_opts *o,
 	uint8_t *traced;
 	size_t i;
 
-	traced = xcalloc(im->nsecs, 1);
-	for (i = 1; i < im->nsecs; i++)
-		traced[i] = policy_traced(&o->policy, im->secs[i].name);
+	traced = traced_sections(im, o);
 	r->kept = cand;		/* compacted in place */
 	r->dropped = xmalloc((n ? n : 1) * sizeof(*r->dropped));
 	for (i = 0; i < n; i++) {
@@ -358,10 +315,7 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the image is stripped; scan the unstripped link output");
 	list = image_find_section(im, PATCHABLE_SECTION);
-	/*
-	 * An object without a list has nothing to trace (a module whose
-	 * only code is notrace); an image without one was linked wrong.
-	 */
+	/* an object without one is all notrace; an image, linked wrong */
 	if (!list && im->ehdr.e_type == ET_REL)
 		return 0;
 	if (!list || list->sh.sh_type == SHT_NOBITS)

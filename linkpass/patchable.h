@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --patchable-entries: the sites of a linked image come from the
- * compiler's __patchable_function_entries list (-fpatchable-function-
- * entry) instead of calls to an mcount symbol; the same verdicts, the
- * same table.
+ * --patchable-entries: the sites come from the compiler's
+ * __patchable_function_entries list, not from mcount calls.
  */
 #ifndef LINKPASS_PATCHABLE_H
 #define LINKPASS_PATCHABLE_H
@@ -15,23 +13,16 @@
 /* How far before an entry its M nops may start (M <= 64 instructions). */
 #define PAD_PRE_ENTRY_MAX 256
 
-/*
- * The full judgement of the list (scan_pads()), with every drop
- * explained: fills @r as scan_image() does.
- */
+/* The list judged, every drop explained: fills @r as scan_image(). */
 int patchable_scan(struct image *im, const struct scan_opts *o,
 		   struct scan_result *r);
 
 /*
  * A run of @n pad nops in @sec from @addr (an address, or in an object
- * a section offset): true with its end in *@end.  pad_run_back() walks
- * back from @end instead, its start in *@start.  @sec's bytes must be
- * loaded.
+ * a section offset): true with its end in *@end.  @sec's bytes loaded.
  */
 bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end);
-bool pad_run_back(const struct image *im, const struct section *sec,
-		  uint64_t end, unsigned int n, uint64_t *start);
 /*
  * The live function that the nops from @addr run into: the function M
  * nops before whose entry a pad starts; NULL when there is none.  No

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The relocation scan (relocscan.c): every reference to an mcount
- * symbol in the kept relocation sections of code, read in place.  The
- * full tool reads a big image's on several threads (relocscan_mt.c),
- * each worker over its own runs of relocations, appending to its own
- * array: nothing shared, nothing locked.
+ * The relocation scan: every reference to an mcount symbol in the kept
+ * relocation sections of code, read in place, by one worker (several
+ * in the full tool: relocscan_mt.c).
  */
 #ifndef LINKPASS_RELOCSCAN_H
 #define LINKPASS_RELOCSCAN_H
@@ -24,8 +22,7 @@ struct reloc_chunk {
 struct reloc_worker {
 	const struct image *im;
 	const uint8_t *is_mcount;
-	/* is_mcount is 0 outside [mc_lo, mc_hi]: tested without a load */
-	size_t mc_lo, mc_hi;
+	size_t mc_lo, mc_hi;	/* is_mcount is 0 outside */
 	const struct reloc_chunk *chunks;
 	size_t nchunks;
 	struct site *out;
@@ -33,7 +30,7 @@ struct reloc_worker {
 	size_t refs, calls;
 	bool unsorted;		/* out is not in (section, address) order */
 	size_t nbad;
-	/* the first bad relocation: BAD_OFFSET, BAD_SYMBOL or BAD_CALL */
+	/* the first bad relocation, and why (relocscan.c) */
 	const struct reloc_chunk *bad_chunk;
 	size_t bad_index;
 	struct reloc bad;
@@ -52,11 +49,9 @@ void *reloc_worker_run(void *arg);
 int reloc_report_bad(struct image *im, const struct reloc_worker *w, int nw);
 
 /*
- * The candidate sites of @im: each reference to a symbol that
- * @is_mcount marks (enum mcount_kind), with the verdict SITE_KEPT for
- * a call and DROP_NOT_CALL for any other, into *@cand (*@n of them;
- * *@sorted when they came in (section, address) order).  The counts go
- * into @st.  -1 after an error line.
+ * Each reference to a symbol @is_mcount marks, SITE_KEPT for a call
+ * and DROP_NOT_CALL for any other, into *@cand (*@n; *@sorted when in
+ * (section, address) order), counted in @st.  -1 after an error line.
  */
 int relocscan_sites(struct image *im, const struct scan_opts *o,
 		    const uint8_t *is_mcount, struct scan_stats *st,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Whole-image scans, each as its passes in order: the symbol pass
- * (symbols.c), then the sites, from the relocation workers
- * (relocscan.c) or from the patchable list (pads.c), then filter and
- * sort (filter.c) and the stripped-objects check.
+ * (symbols.c), the candidate sites (relocscan.c, or the patchable
+ * list), then filter and sort (filter.c) and, in the full tool, the
+ * stripped-objects check.
  */
 #include "scan.h"
 
@@ -30,17 +30,12 @@ struct scan_run {
 	bool pads;		/* the sites are the patchable list's */
 	uint8_t *traced;	/* by section: does the policy trace it? */
 	uint8_t *is_mcount;	/* by symbol: enum mcount_kind */
-	/* no reasons wanted: the full tool's entry set (hooks.h), or NULL */
-	struct entry_set *e;
-	struct site *cand;	/* the relocations' candidate sites */
-	size_t ncand;
-	bool cand_sorted;
+	struct entry_set *e;	/* the full tool's (hooks.h), or NULL */
 };
 
 /*
- * The mcount symbols, and in the same pass the entry set (unless every
- * drop is to be explained: then the sorted function index), the anchor
- * candidates and the table's bounds.
+ * The mcount symbols, and in the same pass the anchor candidates, the
+ * table's bounds and the entry set; without one, the sorted index.
  */
 static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 {
@@ -67,14 +62,13 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 		return -1;
 	if (want->bounds)
 		want->bounds->looked = true;
-	/* with reasons: the sorted function index, for filter.c's judge() */
 	if (!s->e) {
 		if (image_symbols(im) < 0)
 			return -1;
 		funcs_build(im, &r->funcs);
 	}
 	r->stats.ns_symbols = now_ns() - t0;
-	/* peak memory: the symbols are read; keep only what is needed */
+	/* peak memory: keep only what is needed of the symbols */
 	if (p.anchors)
 		anchor_cands_hold(p.anchors, im);
 	image_release_globals(im);
@@ -103,35 +97,31 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
 	struct scan_run s = { .im = im, .o = o, .r = r };
+	struct site *cand;
+	size_t ncand;
+	bool sorted;
 	int ret = -1;
 
-	/* open: an image with symbols, an empty result */
 	if (scan_open(im, r) < 0)
 		return -1;
-	/* the symbol pass: mcount symbols, entry set, anchors, bounds */
 	if (symbols_phase(&s, want) < 0)
 		goto out_free;
-	/* the sites: every reference to an mcount symbol in the relocations */
-	if (relocscan_sites(im, o, s.is_mcount, &r->stats, &s.cand, &s.ncand,
-			    &s.cand_sorted) < 0)
+	if (relocscan_sites(im, o, s.is_mcount, &r->stats, &cand, &ncand,
+			    &sorted) < 0)
 		goto out_free;
-	/* filter and sort: calls at live functions' entries, traced sections */
 	r->stats.ns_filter = now_ns();
-	if (filter_sites(im, s.traced, s.e, s.cand, s.ncand,
-			 s.cand_sorted, o->threads, r) < 0)
+	if (filter_sites(im, s.traced, s.e, cand, ncand, sorted, o->threads,
+			 r) < 0)
 		goto out_free;
 	r->stats.ns_filter = now_ns() - r->stats.ns_filter;
 	/*
-	 * Never drop a live site silently: with local symbols discarded
-	 * from the image, or from objects before the link, a static
-	 * function looks like dead code.  The full tool's (stripped.c):
-	 * the kernel keeps every local symbol, for kallsyms.
+	 * Never drop a live site silently: without local symbols a static
+	 * function looks like dead code.  The kernel keeps them all.
 	 */
 	if (extras()->stripped_start &&
 	    extras()->stripped_start(im, r, want->stripped_later ?
 				     o->threads : 1, &r->stripped) < 0)
 		goto out_free;
-	/* the result, ready to write (or the check still running) */
 	ret = want->stripped_later ? 0 : scan_finish(r);
 out_free:
 	scan_run_free(&s);
@@ -146,26 +136,18 @@ int scan_pads(struct image *im, const struct scan_opts *o,
 	struct scan_run s = { .im = im, .o = o, .r = r, .pads = true };
 	int ret = -1;
 
-	/* open: an image with symbols, an empty result */
 	if (scan_open(im, r) < 0)
 		return -1;
-	/*
-	 * Drop reasons wanted, an object, or the kernel's build (no entry
-	 * set): patchable.c judges every entry, with its reason.
-	 */
+	/* patchable.c judges every entry, with its reason */
 	if (want->reasons || im->ehdr.e_type == ET_REL ||
 	    !extras()->pad_sites)
 		return patchable_scan(im, o, r);
-	/* the symbol pass: entry set and covered bytes, anchors, bounds */
-	if (symbols_phase(&s, want) < 0)
-		goto out_free;
-	/* the sites: the listed pads at live functions' entries */
-	ret = extras()->pad_sites(im, o, s.traced, s.e, r);
-out_free:
+	/* the full tool's entry set, and patchable.c for what it cannot tell */
+	if (symbols_phase(&s, want) == 0)
+		ret = extras()->pad_sites(im, o, s.traced, s.e, r);
 	scan_run_free(&s);
 	if (ret)
-		scan_result_free(r);	/* callers free only a result */
-	/* what the entry set cannot tell: patchable.c, saying why */
+		scan_result_free(r);
 	return ret > 0 ? patchable_scan(im, o, r) : ret;
 }
 
