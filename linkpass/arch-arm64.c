@@ -1,21 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aarch64.  gcc -pg calls _mcount after the prologue, not at the entry:
- *
- *	stp	x29, x30, [sp, #-32]!	; the frame (any prologue stores,
- *	mov	x29, sp			;  a stack-probe loop with
- *	...				;  -fstack-clash-protection)
- *	mov	x0, x30			; the return address, for _mcount
- *	bl	_mcount			; 94xxxxxx, R_AARCH64_CALL26
- *
- * (docs/design.md, "Per-architecture site rules", has the evidence.)
- * The site is the bl; the rule is the first mcount call of a live
- * function with no call or return before it (prologue.c: the kernel
- * has patchable entries instead).  Instructions are 4 bytes,
- * little-endian, 4-byte aligned.
- *
- * With -fpatchable-function-entry the entry holds nops (d503201f),
- * after an optional "bti c" / "bti jc" landing pad.
+ * aarch64: the kernel's entries are -fpatchable-function-entry nops
+ * after an optional "bti c" landing pad; gcc -pg's "bl _mcount" after
+ * the prologue is the full tool's (prologue.c).  Instructions are 4
+ * bytes, little-endian.
  */
 #include <elf.h>
 #include <string.h>
@@ -27,7 +15,6 @@
 #define A64_BTI_C	0xd503245fu
 #define A64_BTI_JC	0xd50324dfu
 #define A64_PACIASP	0xd503233fu
-/* bl imm26 */
 #define A64_BL_MASK	0xfc000000u
 #define A64_BL_BITS	0x94000000u
 

@@ -1,19 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * riscv64.  gcc -pg calls _mcount after the prologue:
- *
- *	addi	sp, sp, -16		; the frame, register saves
- *	sd	ra, 8(sp)
- *	mv	a0, ra			; the return address, for _mcount
- *	auipc	ra, 0			; R_RISCV_CALL_PLT _mcount
- *	jalr	ra			;  + R_RISCV_RELAX
- *
- * GNU ld relaxes the pair into "jal ra, _mcount" when it is in reach
- * and, under -q, then keeps R_RISCV_JAL on the jal (and an R_RISCV_NONE
- * where the deleted jalr was); with --no-relax the pair and its
- * R_RISCV_CALL_PLT stay.  Both forms are sites.  (docs/design.md,
- * "Per-architecture site rules", has the evidence.)  Instructions are
- * 4 bytes, or 2 with the C extension; the low two bits tell which.
+ * riscv64: the kernel's entries are -fpatchable-function-entry nops.
+ * gcc -pg calls _mcount after the prologue with auipc ra + jalr ra,
+ * which GNU ld may relax into "jal ra" (R_RISCV_JAL under -q): both
+ * are sites.  Instructions are 4 bytes, or 2 with the C extension.
  */
 #include <elf.h>
 #include <string.h>

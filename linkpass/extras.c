@@ -79,6 +79,39 @@ static const char *add_mcount_sym(struct options *o, const char *arg)
 	return NULL;
 }
 
+static void policy_push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+/* --sections=GLOB,GLOB: replace the default list (not --trace-section). */
+static void policy_set(struct policy *p, const char *csv)
+{
+	char *copy = xstrdup(csv), *tok, *save = NULL;
+
+	/*
+	 * The globs point into the copy, which lives as long as the policy;
+	 * an earlier copy can go, as no glob of it is left.
+	 */
+	free(p->csv);
+	p->csv = copy;
+	p->ninclude = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		policy_push(&p->include, &p->ninclude, tok);
+}
+
+static void policy_add(struct policy *p, const char *glob)
+{
+	policy_push(&p->extra, &p->nextra, glob);
+}
+
+static void policy_exclude(struct policy *p, const char *glob)
+{
+	policy_push(&p->exclude, &p->nexclude, glob);
+}
+
 static const char *set_sections(struct options *o, const char *arg)
 {
 	policy_set(&o->scan.policy, arg);

@@ -11,14 +11,7 @@
 /* Higher is a better name for an address: global over weak over local. */
 static int bind_preference(uint8_t bind)
 {
-	switch (bind) {
-	case STB_GLOBAL:
-		return 2;
-	case STB_WEAK:
-		return 1;
-	default:
-		return 0;
-	}
+	return bind == STB_GLOBAL ? 2 : bind == STB_WEAK;
 }
 
 /* Does @x come before @y among functions starting at one address? */

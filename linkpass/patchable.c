@@ -111,23 +111,6 @@ static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
 	       DROP_NOT_ENTRY;
 }
 
-/* Sites of an image by address; of an object by section, then offset. */
-static int cmp_addr(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int cmp_sec_addr(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return cmp_addr(a, b);
-}
-
 /* "<rsec> entry <i>", the place of a bad list entry in messages. */
 static const char *entry_place(char *buf, size_t len,
 			       const struct section *rsec, size_t i)
@@ -336,8 +319,8 @@ int patchable_scan(struct image *im, const struct scan_opts *o,
 	r->stats.ns_relocs = now_ns() - t0;
 
 	t0 = now_ns();
-	qsort(cand, n, sizeof(*cand),
-	      im->ehdr.e_type == ET_REL ? cmp_sec_addr : cmp_addr);
+	/* equal addresses are equal sites: any sort gives the same order */
+	sort_sites(cand, n, im->nsecs, im->ehdr.e_type != ET_REL, false);
 	if (judge_all(im, o, cand, n, r) < 0) {
 		cand = NULL;	/* r->kept owns it now */
 		goto out_free;

@@ -13,7 +13,6 @@
 
 enum { BAD_OFFSET = 1, BAD_SYMBOL = 2, BAD_CALL = 3 };
 
-/* A new site at the end of the worker's array. */
 static inline struct site *push_site(struct reloc_worker *w)
 {
 	if (w->n == w->cap) {
@@ -36,11 +35,7 @@ static __always_inline void note_bad(enum reloc_layout l,
 	}
 }
 
-/*
- * The hot loop, one copy per relocation layout (the layout is a
- * compile-time constant in each caller).  Most relocations fail the
- * is_mcount test; only those are looked at further.
- */
+/* The hot loop, one copy per relocation layout (RELOC_DISPATCH). */
 static __always_inline void
 scan_chunk(enum reloc_layout l, struct reloc_worker *w, const struct reloc_chunk *c)
 {
@@ -59,7 +54,6 @@ scan_chunk(enum reloc_layout l, struct reloc_worker *w, const struct reloc_chunk
 	else if (w->n && w->out[w->n - 1].shndx == shndx)
 		last = w->out[w->n - 1].addr, any = true;
 	for (i = c->from; i < c->to; i++) {
-		/* the two fields every entry needs, in registers */
 		uint64_t off = reloc_offset(l, base, i) - c->base;
 		uint64_t sym = reloc_sym(l, base, i);
 		uint64_t start = 0;
@@ -71,15 +65,9 @@ scan_chunk(enum reloc_layout l, struct reloc_worker *w, const struct reloc_chunk
 				 BAD_SYMBOL);
 			continue;
 		}
-		/*
-		 * Most relocations name no mcount symbol, and those are
-		 * usually one or two indices: a range test first spares
-		 * the load from a by-symbol array, a cache miss as often
-		 * as not on a big image.
-		 */
+		/* a range test first spares most loads from is_mcount */
 		if (sym - mc_lo > mc_span || !is_mcount[sym])
 			continue;
-		/* a reference to mcount: is it a call, and where? */
 		w->refs++;
 		form = arch->call_at(c->code, c->code_size, off,
 				     reloc_type(l, base, i), &start);
@@ -100,7 +88,6 @@ scan_chunk(enum reloc_layout l, struct reloc_worker *w, const struct reloc_chunk
 			s->verdict = SITE_KEPT;
 			w->calls++;
 		}
-		/* one compare here saves a pass over all to check order */
 		if (any && s->addr < last)
 			w->unsorted = true;
 		last = s->addr;
@@ -203,52 +190,45 @@ static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
 
 int reloc_report_bad(struct image *im, const struct reloc_worker *w, int nw)
 {
+	const struct reloc_worker *b = NULL;
+	const struct reloc_chunk *c;
+	const char *more;
 	size_t total = 0;
-	int i, first = -1;
 	char place[160];
+	int i;
 
-	for (i = 0; i < nw; i++) {
+	for (i = nw - 1; i >= 0; i--) {
 		total += w[i].nbad;
-		if (w[i].nbad && first < 0)
-			first = i;
+		if (w[i].nbad)
+			b = &w[i];
 	}
-	if (first < 0)
+	if (!b)
 		return 0;
-	{
-		const struct reloc_worker *b = &w[first];
-		const struct relocs *rel = b->bad_chunk->rel;
-
-		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
-			 b->bad_index);
-		/* the message names the symbol: the scan may have read the
-		 * symbols in place (a bad one is reported by image_symbols)
-		 */
-		if (b->bad_what == BAD_CALL && image_symbols(im) < 0)
-			return -1;
-		if (b->bad_what == BAD_CALL)
-			lp_error(im->path, place,
-				 "%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
-				 im->arch->name, b->bad.type,
-				 im->syms[b->bad.sym].name, rel->target->name,
-				 (unsigned long long)(b->bad.offset - b->bad_chunk->base),
-				 im->arch->call_insn,
-				 total > 1 ? " (and more bad relocations)" : "");
-		else if (b->bad_what == BAD_OFFSET)
-			lp_error(im->path, place,
-				 "relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
-				 (unsigned long long)b->bad.offset,
-				 rel->target->name,
-				 (unsigned long long)b->bad_chunk->base,
-				 (unsigned long long)(b->bad_chunk->base +
-						      b->bad_chunk->code_size),
-				 total > 1 ? " (and more bad relocations)" : "");
-		else
-			lp_error(im->path, place,
-				 "symbol index %llu out of range (%zu symbols)%s",
-				 (unsigned long long)b->bad.sym, im->nsyms,
-				 total > 1 ? " (and more bad relocations)" : "");
-	}
-	return -1;
+	c = b->bad_chunk;
+	more = total > 1 ? " (and more bad relocations)" : "";
+	snprintf(place, sizeof(place), "%s entry %zu", c->rel->rsec->name,
+		 b->bad_index);
+	/* the message names the symbol, which the scan may not have decoded */
+	if (b->bad_what == BAD_CALL && image_symbols(im) < 0)
+		return -1;
+	if (b->bad_what == BAD_CALL)
+		return lp_error(im->path, place,
+				"%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
+				im->arch->name, b->bad.type,
+				im->syms[b->bad.sym].name, c->rel->target->name,
+				(unsigned long long)(b->bad.offset - c->base),
+				im->arch->call_insn, more);
+	if (b->bad_what == BAD_OFFSET)
+		return lp_error(im->path, place,
+				"relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
+				(unsigned long long)b->bad.offset,
+				c->rel->target->name,
+				(unsigned long long)c->base,
+				(unsigned long long)(c->base + c->code_size),
+				more);
+	return lp_error(im->path, place,
+			"symbol index %llu out of range (%zu symbols)%s",
+			(unsigned long long)b->bad.sym, im->nsyms, more);
 }
 
 int relocscan_sites(struct image *im, const struct scan_opts *o,
@@ -262,7 +242,6 @@ int relocscan_sites(struct image *im, const struct scan_opts *o,
 	uint64_t t0 = now_ns();
 	int ret = -1;
 
-	/* the code relocation sections, checked */
 	if (collect_relocs(im, &rels, &nrels, &total) < 0)
 		goto out_free_rels;
 	st->relsecs = nrels;
@@ -272,7 +251,7 @@ int relocscan_sites(struct image *im, const struct scan_opts *o,
 						  st, cand, n, sorted);
 		goto out_time;
 	}
-	/* one worker, each section one chunk */
+	/* one worker, a chunk per section */
 	chunks = xcalloc(nrels ? nrels : 1, sizeof(*chunks));
 	for (i = 0; i < nrels; i++)
 		reloc_chunk_init(&chunks[i], im, &rels[i], 0, rels[i].count);
