@@ -7,6 +7,7 @@
 
 #include "hooks.h"
 #include "order.h"
+#include "patchable.h"
 #include "util.h"
 
 /* How far back from a site to look for padding before a dead body. */
@@ -106,6 +107,10 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	if (!traced[s->shndx])
 		return DROP_UNTRACED;
 	fn = funcs_lookup(f, s->shndx, s->addr, hint);
+	/* a listed pad (patchable.c: no call) may start before the entry */
+	if (!fn && s->form == CALL_NONE)
+		return pad_before_entry(im, f, sec, s->addr, NULL) ?
+		       SITE_KEPT : DROP_NO_FUNC;
 	if (!fn)
 		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
 	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))

@@ -156,7 +156,7 @@ static int fast_nop(struct image *im, const struct site *s)
 
 /*
  * The listed addresses as candidate sites, read with the symbols in
- * place.  1, with nothing reported, at an entry patchable_scan() would
+ * place.  1, with nothing reported, at an entry scan_pads() would
  * refuse or a symbol that needs decoding, so that it says why; -1
  * after an error line it would give the same way.
  */

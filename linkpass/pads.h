@@ -14,11 +14,11 @@
 /*
  * --patchable-entries on a linked image, without drop reasons: the
  * listed addresses (patchable_candidates()) judged by the entry set
- * (pad_at()), as patchable_scan() judges them with the sorted index.
+ * (pad_at()), as scan_pads() judges them with the sorted index.
  * Returns 1, with nothing reported, where that takes the index (see
  * pad_at()), or a kept entry starts no pad of the given geometry, or
  * entries lie in no function of an image without local function
- * symbols: patchable_scan() then decides, and says why.  Else 0 with
+ * symbols: scan_pads() then judges each, and says why.  Else 0 with
  * r->kept filled, or -1 after an error line.  @traced as
  * traced_sections() gives it; @e marks the covered bytes too.
  */

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
 #include "relocs.h"
 #include "util.h"
 
@@ -85,30 +84,6 @@ bool pad_fits(const struct image *im, const struct scan_opts *o,
 		return false;
 	}
 	return pad_run(im, sec, entry, o->pad_n - o->pad_m, &end);
-}
-
-static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
-				     const struct funcs *f,
-				     const struct section *sec,
-				     const struct site *s,
-				     const struct site *prev,
-				     const struct func **live)
-{
-	const struct func *fn;
-
-	*live = NULL;
-	if (prev && prev->addr == s->addr && prev->shndx == s->shndx)
-		return DROP_DUPLICATE;
-	if (!traced[sec->idx])
-		return DROP_UNTRACED;
-	fn = funcs_lookup(f, (uint32_t)sec->idx, s->addr, NULL);
-	if (!fn) {
-		*live = pad_before_entry(im, f, sec, s->addr, NULL);
-		return *live ? SITE_KEPT : DROP_NO_FUNC;
-	}
-	*live = fn;
-	return s->addr == funcs_entry(im, sec, fn, s->addr) ? SITE_KEPT :
-	       DROP_NOT_ENTRY;
 }
 
 /* "<rsec> entry <i>", the place of a bad list entry in messages. */
@@ -214,131 +189,46 @@ void patchable_stats(struct scan_stats *st, size_t n)
 #define NO_RELOCS_IMAGE \
 	"no relocations kept for it; link the image with -q (--emit-relocs)"
 
-/* Every listed address, as a candidate site; -1 on bad input. */
-static int read_entries(struct image *im, const struct section *list,
-			struct site **out, size_t *n)
+int patchable_read(struct image *im, struct site **out, size_t *n)
 {
-	struct section *rsec = image_relocs_of(im, list), *sec = NULL;
-	enum reloc_layout l;
+	struct section *list = image_find_section(im, PATCHABLE_SECTION);
+	struct section *rsec, *sec = NULL;
 	struct relocs rel;
+	struct reloc r;
+	uint64_t addr = 0;
 	size_t i;
 
+	*out = NULL;
+	*n = 0;
+	/* an object without one is all notrace; an image, linked wrong */
+	if (!list && im->ehdr.e_type == ET_REL)
+		return 1;
+	if (!list || list->sh.sh_type == SHT_NOBITS)
+		return lp_error(im->path, PATCHABLE_SECTION,
+				"no such section: compile with -fpatchable-function-entry and keep the section in every link");
+	/* scan and check open the image lazily; this path wants them all */
+	if (image_symbols(im) < 0)
+		return -1;
+	rsec = image_relocs_of(im, list);
 	if (!rsec)
 		return lp_error(im->path, list->name, "%s",
 				im->ehdr.e_type == ET_REL ? NO_RELOCS_OBJ :
 				NO_RELOCS_IMAGE);
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
-	l = rel.layout;
 	/* a list of size 0: its first relocation is not an entry */
-	if (!reloc_has_addend(l) &&
-	    !image_section_bytes(im, (struct section *)list))
+	if (!reloc_has_addend(rel.layout) && !image_section_bytes(im, list))
 		return -1;
 	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
-	*n = 0;
 	for (i = 0; i < rel.count; i++) {
-		struct reloc r;
-		uint64_t addr = 0;
-
-		reloc_get(l, rel.base, i, &r);
-		if (entry_target(im, list, l, &r, rsec, i, &sec, &addr) < 0)
+		reloc_get(rel.layout, rel.base, i, &r);
+		if (entry_target(im, list, rel.layout, &r, rsec, i, &sec,
+				 &addr) < 0) {
+			free(*out);
+			*out = NULL;
 			return -1;
+		}
 		listed_site(&(*out)[(*n)++], sec, addr);
 	}
 	return 0;
-}
-
-/* Judge every candidate, keeping r->kept in (section, address) order. */
-static int judge_all(struct image *im, const struct scan_opts *o,
-		     struct site *cand, size_t n, struct scan_result *r)
-{
-	const struct func *fn;
-	uint8_t *traced;
-	size_t i;
-
-	traced = traced_sections(im, o);
-	r->kept = cand;		/* compacted in place */
-	r->dropped = xmalloc((n ? n : 1) * sizeof(*r->dropped));
-	for (i = 0; i < n; i++) {
-		struct site s = cand[i];
-		const struct section *sec = &im->secs[s.shndx];
-
-		s.verdict = (uint8_t)judge_entry(im, traced, &r->funcs, sec, &s,
-						 r->nkept ? &r->kept[r->nkept - 1] :
-						 NULL, &fn);
-		if (s.verdict == SITE_KEPT && o->pad_n &&
-		    !pad_fits(im, o, sec, fn, s.addr)) {
-			free(traced);
-			return lp_error(im->path, sec->name,
-					"entry 0x%llx of %s does not start a pad of %u nops with %u before the entry (--patchable-entries=%u,%u): the code was compiled with another -fpatchable-function-entry",
-					(unsigned long long)s.addr,
-					fn->sym->name, o->pad_n, o->pad_m,
-					o->pad_n, o->pad_m);
-		}
-		r->stats.verdicts[s.verdict]++;
-		if (s.verdict == SITE_KEPT)
-			r->kept[r->nkept++] = s;
-		else
-			r->dropped[r->ndropped++] = s;
-	}
-	free(traced);
-	return 0;
-}
-
-int patchable_scan(struct image *im, const struct scan_opts *o,
-		   struct scan_result *r)
-{
-	const struct section *list;
-	struct site *cand = NULL;
-	size_t n = 0;
-	uint64_t t0;
-
-	memset(r, 0, sizeof(*r));
-	if (!im->symtab)
-		return lp_error(im->path, ".symtab",
-				"no symbol table: the image is stripped; scan the unstripped link output");
-	list = image_find_section(im, PATCHABLE_SECTION);
-	/* an object without one is all notrace; an image, linked wrong */
-	if (!list && im->ehdr.e_type == ET_REL)
-		return 0;
-	if (!list || list->sh.sh_type == SHT_NOBITS)
-		return lp_error(im->path, PATCHABLE_SECTION,
-				"no such section: compile with -fpatchable-function-entry and keep the section in every link");
-	t0 = now_ns();
-	/* scan and check open the image lazily; this path wants them all */
-	if (image_symbols(im) < 0)
-		return -1;
-	funcs_build(im, &r->funcs);
-	r->explained = true;
-	r->stats.ns_symbols = now_ns() - t0;
-
-	t0 = now_ns();
-	if (read_entries(im, list, &cand, &n) < 0)
-		goto out_free;
-	patchable_stats(&r->stats, n);
-	r->stats.ns_relocs = now_ns() - t0;
-
-	t0 = now_ns();
-	/* equal addresses are equal sites: any sort gives the same order */
-	sort_sites(cand, n, im->nsecs, im->ehdr.e_type != ET_REL, false);
-	if (judge_all(im, o, cand, n, r) < 0) {
-		cand = NULL;	/* r->kept owns it now */
-		goto out_free;
-	}
-	cand = NULL;		/* likewise */
-	r->stats.ns_filter = now_ns() - t0;
-	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
-		lp_error(im->path, im->symtab->name,
-			 "no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu patchable entries lie in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
-			 r->stats.verdicts[DROP_NO_FUNC]);
-		goto out_free;
-	}
-	return 0;
-out_free:
-	free(cand);
-	free(r->kept);
-	free(r->dropped);
-	funcs_free(&r->funcs);
-	memset(r, 0, sizeof(*r));
-	return -1;
 }

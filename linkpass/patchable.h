@@ -13,9 +13,12 @@
 /* How far before an entry its M nops may start (M <= 64 instructions). */
 #define PAD_PRE_ENTRY_MAX 256
 
-/* The list judged, every drop explained: fills @r as scan_image(). */
-int patchable_scan(struct image *im, const struct scan_opts *o,
-		   struct scan_result *r);
+/*
+ * The listed addresses, as candidate sites (SITE_KEPT, CALL_NONE) into
+ * *@out, *@n of them; 1 for an object without a list (nothing to
+ * trace), -1 after an error line.  Decodes the symbols.
+ */
+int patchable_read(struct image *im, struct site **out, size_t *n);
 
 /*
  * A run of @n pad nops in @sec from @addr (an address, or in an object

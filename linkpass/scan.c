@@ -130,6 +130,58 @@ out_free:
 	return ret;
 }
 
+/* --patchable-entries, every entry judged with its reason */
+static int scan_list(struct image *im, const struct scan_opts *o,
+		     struct scan_result *r)
+{
+	const struct func *fn;
+	const struct site *s;
+	uint8_t *traced;
+	struct site *cand;
+	uint64_t t0 = now_ns();
+	size_t n, i;
+	int ret;
+
+	if (scan_open(im, r) < 0)
+		return -1;
+	ret = patchable_read(im, &cand, &n);
+	if (ret)
+		return ret > 0 ? 0 : -1;
+	patchable_stats(&r->stats, n);
+	r->stats.ns_relocs = now_ns() - t0;
+	t0 = now_ns();
+	traced = traced_sections(im, o);
+	ret = filter_sites(im, traced, NULL, cand, n, false, 1, r);
+	free(traced);
+	if (ret < 0)
+		goto out_free;
+	r->stats.ns_filter = now_ns() - t0;
+	for (i = 0; o->pad_n && i < r->nkept; i++) {
+		s = &r->kept[i];
+		fn = funcs_lookup(&r->funcs, s->shndx, s->addr, NULL);
+		if (!fn)
+			fn = pad_before_entry(im, &r->funcs, &im->secs[s->shndx],
+					      s->addr, NULL);
+		if (!pad_fits(im, o, &im->secs[s->shndx], fn, s->addr)) {
+			lp_error(im->path, im->secs[s->shndx].name,
+				 "entry 0x%llx of %s does not start a pad of %u nops with %u before the entry (--patchable-entries=%u,%u): the code was compiled with another -fpatchable-function-entry",
+				 (unsigned long long)s->addr, fn->sym->name,
+				 o->pad_n, o->pad_m, o->pad_n, o->pad_m);
+			goto out_free;
+		}
+	}
+	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
+		lp_error(im->path, im->symtab->name,
+			 "no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu patchable entries lie in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
+			 r->stats.verdicts[DROP_NO_FUNC]);
+		goto out_free;
+	}
+	return 0;
+out_free:
+	scan_result_free(r);
+	return -1;
+}
+
 int scan_pads(struct image *im, const struct scan_opts *o,
 	      const struct scan_want *want, struct scan_result *r)
 {
@@ -141,14 +193,14 @@ int scan_pads(struct image *im, const struct scan_opts *o,
 	/* patchable.c judges every entry, with its reason */
 	if (want->reasons || im->ehdr.e_type == ET_REL ||
 	    !extras()->pad_sites)
-		return patchable_scan(im, o, r);
+		return scan_list(im, o, r);
 	/* the full tool's entry set, and patchable.c for what it cannot tell */
 	if (symbols_phase(&s, want) == 0)
 		ret = extras()->pad_sites(im, o, s.traced, s.e, r);
 	scan_run_free(&s);
 	if (ret)
 		scan_result_free(r);
-	return ret > 0 ? patchable_scan(im, o, r) : ret;
+	return ret > 0 ? scan_list(im, o, r) : ret;
 }
 
 int scan_finish(struct scan_result *r)
