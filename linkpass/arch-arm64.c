@@ -74,25 +74,6 @@ static unsigned int a64_pad_nop_len(const uint8_t *p, uint64_t avail)
 	       A64_INSN_LEN : 0;
 }
 
-/* bl imm26, for the byte-level audit. */
-static unsigned int a64_direct_call(const uint8_t *p, uint64_t avail,
-				    uint64_t addr, uint64_t *target)
-{
-	uint32_t insn;
-	int64_t imm;
-
-	if (avail < A64_INSN_LEN)
-		return 0;
-	insn = a64_insn(p);
-	if ((insn & A64_BL_MASK) != A64_BL_BITS)
-		return 0;
-	imm = (int64_t)(insn & 0x03ffffffu);
-	if (imm & 0x02000000)
-		imm -= 0x04000000;
-	*target = addr + (uint64_t)(imm * 4);
-	return A64_INSN_LEN;
-}
-
 const struct arch arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -107,6 +88,5 @@ const struct arch arch_aarch64 = {
 	.entry_prefix = a64_entry_prefix,
 	.padding_len = a64_padding_len,
 	.pad_nop_len = a64_pad_nop_len,
-	.direct_call = a64_direct_call,
 	.call_insn = "bl",
 };

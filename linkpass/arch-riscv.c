@@ -96,26 +96,6 @@ static unsigned int rv_pad_nop_len(const uint8_t *p, uint64_t avail)
 	return avail >= 2 && rv_half(p) == RV_C_NOP ? 2 : 0;
 }
 
-/* jal ra, for the byte-level audit. */
-static unsigned int rv_direct_call(const uint8_t *p, uint64_t avail,
-				   uint64_t addr, uint64_t *target)
-{
-	uint32_t insn;
-	int64_t imm;
-
-	if (avail < 4)
-		return 0;
-	insn = rv_insn(p);
-	if ((insn & RV_OP_MASK) != RV_OP_JAL || RV_RD(insn) != RV_REG_RA)
-		return 0;
-	imm = (int64_t)(((insn >> 31) & 1) << 20 | ((insn >> 12) & 0xff) << 12 |
-			((insn >> 20) & 1) << 11 | ((insn >> 21) & 0x3ff) << 1);
-	if (imm & (1 << 20))
-		imm -= 1 << 21;
-	*target = addr + (uint64_t)imm;
-	return 4;
-}
-
 const struct arch arch_riscv64 = {
 	.name = "riscv64",
 	.machine = EM_RISCV,
@@ -130,6 +110,5 @@ const struct arch arch_riscv64 = {
 	.entry_prefix = rv_entry_prefix,
 	.padding_len = rv_padding_len,
 	.pad_nop_len = rv_pad_nop_len,
-	.direct_call = rv_direct_call,
 	.call_insn = "call (auipc ra + jalr ra, or jal ra)",
 };

@@ -50,7 +50,11 @@ struct arch {
 	unsigned int (*padding_len)(const uint8_t *p, uint64_t avail);
 	/* One nop of a -fpatchable-function-entry pad at @p (a real nop). */
 	unsigned int (*pad_nop_len)(const uint8_t *p, uint64_t avail);
-	/* A direct call at @p (at @addr): its length, its target in *@target. */
+	/*
+	 * A direct call at @p (at @addr): its length, its target in
+	 * *@target.  x86_64's, for nop; the byte audit's others are the
+	 * full tool's (arch-audit.c).
+	 */
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
 	/* The call instruction(s) a CALL_BAD relocation should be on. */

@@ -116,8 +116,7 @@ static bool at_or_before(const struct func *m, uint32_t shndx, uint64_t addr)
 
 /*
  * Index of the last function with (shndx, start) <= (shndx, addr), or
- * -1.  @hint, when not NULL, is the answer to the previous query:
- * queries in sorted order (the scan's) then cost a few steps each.
+ * -1.  @hint: the previous answer, from which a few steps may do.
  */
 static long last_at_or_before(const struct funcs *f, uint32_t shndx,
 			      uint64_t addr, long *hint)

@@ -150,21 +150,19 @@ static int entry_target(struct image *im, const struct section *list,
 				im->ehdr.e_type == ET_REL ? sym->name : "");
 	if (!image_section_bytes(im, sec))
 		return -1;
-	if (!im->arch->pad_nop_len(sec->bytes + (addr - image_section_base(im, sec)),
-				   image_section_base(im, sec) + sec->sh.sh_size - addr))
+	off = addr - image_section_base(im, sec);
+	if (!im->arch->pad_nop_len(sec->bytes + off, sec->sh.sh_size - off))
 		return lp_error(im->path,
 				entry_place(place, sizeof(place), rsec, i),
 				"%s: 0x%llx (%s+0x%llx) holds no nop",
 				im->arch->name, (unsigned long long)addr,
-				sec->name,
-				(unsigned long long)(addr - image_section_base(im, sec)));
+				sec->name, (unsigned long long)off);
 	*secp = sec;
 	*addrp = addr;
 	return 0;
 }
 
-void listed_site(struct site *s, const struct section *sec,
-			uint64_t addr)
+void listed_site(struct site *s, const struct section *sec, uint64_t addr)
 {
 	memset(s, 0, sizeof(*s));
 	s->addr = addr;
@@ -183,11 +181,6 @@ void patchable_stats(struct scan_stats *st, size_t n)
 	st->threads = 1;
 }
 
-/* A list without its relocations, in an object or in a linked image. */
-#define NO_RELOCS_OBJ \
-	"no relocation section: an object's list entries must be relocated"
-#define NO_RELOCS_IMAGE \
-	"no relocations kept for it; link the image with -q (--emit-relocs)"
 
 int patchable_read(struct image *im, struct site **out, size_t *n)
 {
@@ -212,8 +205,9 @@ int patchable_read(struct image *im, struct site **out, size_t *n)
 	rsec = image_relocs_of(im, list);
 	if (!rsec)
 		return lp_error(im->path, list->name, "%s",
-				im->ehdr.e_type == ET_REL ? NO_RELOCS_OBJ :
-				NO_RELOCS_IMAGE);
+				im->ehdr.e_type == ET_REL ?
+				"no relocation section: an object's list entries must be relocated" :
+				"no relocations kept for it; link the image with -q (--emit-relocs)");
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
 	/* a list of size 0: its first relocation is not an entry */
