@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sites from -fpatchable-function-entry=N[,M]: the first nop of each
- * function's pad is listed in __patchable_function_entries, whose
- * relocations -q keeps (S + A: an address, or in an object a section
- * and an offset).  The linked list has stale entries (overridden weak
- * functions) and no order.  A listed address is a site when it is in a
- * traced section, at a live function's entry (after an entry prefix)
- * or in the nops that run into one, and it must hold a nop.  With
- * N,M given, a site must start exactly such a pad: else the code was
- * not compiled as the caller says, an error.
+ * -fpatchable-function-entry=N[,M] lists each function's first pad nop
+ * in __patchable_function_entries (with -q: S + A of a relocation each;
+ * stale entries, no order).  A listed entry must hold a nop; it is a
+ * site at a live function's entry or in the nops that run into one.
+ * With N,M given, a site must start exactly such a pad.
  */
 #include "patchable.h"
 

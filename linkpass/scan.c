@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whole-image scans, each as its passes in order: the symbol pass
- * (symbols.c), the candidate sites (relocscan.c, or the patchable
- * list), then filter and sort (filter.c) and, in the full tool, the
- * stripped-objects check.
+ * Whole-image scans, each as its passes in order: symbols, candidate
+ * sites, filter and sort, and the full tool's stripped-objects check.
  */
 #include "scan.h"
 

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scan's symbol pass (symbols.c): one pass over the symbols that
- * marks the mcount symbols and, when asked, gathers the anchor
- * candidates and finds the table's bounds.  The full tool's pass
- * (fastsyms.c) reads the symbols in place and fills its entry set too.
+ * The scan's symbol pass: the mcount symbols, the anchor candidates and
+ * the table's bounds (the full tool's, fastsyms.c: its entry set too).
  */
 #ifndef LINKPASS_SYMBOLS_H
 #define LINKPASS_SYMBOLS_H
