@@ -1,21 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aarch64.  gcc -pg calls _mcount after the prologue, not at the entry:
- *
- *	stp	x29, x30, [sp, #-32]!	; the frame (any prologue stores,
- *	mov	x29, sp			;  a stack-probe loop with
- *	...				;  -fstack-clash-protection)
- *	mov	x0, x30			; the return address, for _mcount
- *	bl	_mcount			; 94xxxxxx, R_AARCH64_CALL26
- *
- * (docs/design.md, "Per-architecture site rules", has the evidence.)
- * The site is the bl; the rule is the first mcount call of a live
- * function with no call or return before it (prologue.c: the kernel
- * has patchable entries instead).  Instructions are 4 bytes,
- * little-endian, 4-byte aligned.
- *
- * With -fpatchable-function-entry the entry holds nops (d503201f),
- * after an optional "bti c" / "bti jc" landing pad.
+ * aarch64: the kernel's entries are -fpatchable-function-entry nops
+ * after an optional "bti c" landing pad; gcc -pg's "bl _mcount" after
+ * the prologue is the full tool's (prologue.c).  Instructions are 4
+ * bytes, little-endian.
  */
 #include <elf.h>
 #include <string.h>
@@ -27,7 +15,6 @@
 #define A64_BTI_C	0xd503245fu
 #define A64_BTI_JC	0xd50324dfu
 #define A64_PACIASP	0xd503233fu
-/* bl imm26 */
 #define A64_BL_MASK	0xfc000000u
 #define A64_BL_BITS	0x94000000u
 
@@ -87,25 +74,6 @@ static unsigned int a64_pad_nop_len(const uint8_t *p, uint64_t avail)
 	       A64_INSN_LEN : 0;
 }
 
-/* bl imm26, for the byte-level audit. */
-static unsigned int a64_direct_call(const uint8_t *p, uint64_t avail,
-				    uint64_t addr, uint64_t *target)
-{
-	uint32_t insn;
-	int64_t imm;
-
-	if (avail < A64_INSN_LEN)
-		return 0;
-	insn = a64_insn(p);
-	if ((insn & A64_BL_MASK) != A64_BL_BITS)
-		return 0;
-	imm = (int64_t)(insn & 0x03ffffffu);
-	if (imm & 0x02000000)
-		imm -= 0x04000000;
-	*target = addr + (uint64_t)(imm * 4);
-	return A64_INSN_LEN;
-}
-
 const struct arch arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -120,6 +88,5 @@ const struct arch arch_aarch64 = {
 	.entry_prefix = a64_entry_prefix,
 	.padding_len = a64_padding_len,
 	.pad_nop_len = a64_pad_nop_len,
-	.direct_call = a64_direct_call,
 	.call_insn = "bl",
 };

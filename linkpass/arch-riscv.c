@@ -1,19 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * riscv64.  gcc -pg calls _mcount after the prologue:
- *
- *	addi	sp, sp, -16		; the frame, register saves
- *	sd	ra, 8(sp)
- *	mv	a0, ra			; the return address, for _mcount
- *	auipc	ra, 0			; R_RISCV_CALL_PLT _mcount
- *	jalr	ra			;  + R_RISCV_RELAX
- *
- * GNU ld relaxes the pair into "jal ra, _mcount" when it is in reach
- * and, under -q, then keeps R_RISCV_JAL on the jal (and an R_RISCV_NONE
- * where the deleted jalr was); with --no-relax the pair and its
- * R_RISCV_CALL_PLT stay.  Both forms are sites.  (docs/design.md,
- * "Per-architecture site rules", has the evidence.)  Instructions are
- * 4 bytes, or 2 with the C extension; the low two bits tell which.
+ * riscv64: the kernel's entries are -fpatchable-function-entry nops.
+ * gcc -pg calls _mcount after the prologue with auipc ra + jalr ra,
+ * which GNU ld may relax into "jal ra" (R_RISCV_JAL under -q): both
+ * are sites.  Instructions are 4 bytes, or 2 with the C extension.
  */
 #include <elf.h>
 #include <string.h>
@@ -106,26 +96,6 @@ static unsigned int rv_pad_nop_len(const uint8_t *p, uint64_t avail)
 	return avail >= 2 && rv_half(p) == RV_C_NOP ? 2 : 0;
 }
 
-/* jal ra, for the byte-level audit. */
-static unsigned int rv_direct_call(const uint8_t *p, uint64_t avail,
-				   uint64_t addr, uint64_t *target)
-{
-	uint32_t insn;
-	int64_t imm;
-
-	if (avail < 4)
-		return 0;
-	insn = rv_insn(p);
-	if ((insn & RV_OP_MASK) != RV_OP_JAL || RV_RD(insn) != RV_REG_RA)
-		return 0;
-	imm = (int64_t)(((insn >> 31) & 1) << 20 | ((insn >> 12) & 0xff) << 12 |
-			((insn >> 20) & 1) << 11 | ((insn >> 21) & 0x3ff) << 1);
-	if (imm & (1 << 20))
-		imm -= 1 << 21;
-	*target = addr + (uint64_t)imm;
-	return 4;
-}
-
 const struct arch arch_riscv64 = {
 	.name = "riscv64",
 	.machine = EM_RISCV,
@@ -140,6 +110,5 @@ const struct arch arch_riscv64 = {
 	.entry_prefix = rv_entry_prefix,
 	.padding_len = rv_padding_len,
 	.pad_nop_len = rv_pad_nop_len,
-	.direct_call = rv_direct_call,
 	.call_insn = "call (auipc ra + jalr ra, or jal ra)",
 };

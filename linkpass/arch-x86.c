@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86_64 (i386, the full tool's, shares these rules: arch-i386.c).
- * A traced function starts (after an optional
- * endbr64/endbr32) with "call __fentry__", or calls mcount after its
- * prologue.  The call is e8 rel32; in a PIE the compiler calls through
- * the GOT (ff 15), which the linker relaxes into "addr32 call" (67 e8).
- * Under -q GNU ld then keeps R_X86_64_PC32 for the relaxed call while
- * lld keeps the original R_X86_64_GOTPCRELX, so both are accepted.
+ * x86_64 (i386, the full tool's, shares these rules).  A traced
+ * function starts, after an optional endbr64, with "call __fentry__":
+ * e8 rel32, or in a PIE a GOT call (ff 15) that the linker relaxes into
+ * "addr32 call" (67 e8), under -q with R_X86_64_PC32 (GNU ld) or
+ * R_X86_64_GOTPCRELX (lld).
  */
 #include <elf.h>
 #include <stdbool.h>
@@ -30,11 +28,8 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 	switch (type) {
 	case R_X86_64_NONE:
 		/*
-		 * objtool --mcount --mnop and linkpass nop rewrite "call
-		 * __fentry__" into the NOP of its length and keep the
-		 * relocation as R_X86_64_NONE, so images built that way
-		 * can be checked too.  The 6-byte NOP (over a PIE's 67 e8
-		 * call) ends in the 5-byte one, so it is tried first.
+		 * A call NOP'd by objtool --mnop or linkpass nop.  The
+		 * 6-byte NOP ends in the 5-byte one: tried first.
 		 */
 		if (off >= 2 && !memcmp(code + off - 2, nop6, sizeof(nop6))) {
 			*start = off - 2;
@@ -95,12 +90,7 @@ unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
 	return 0;
 }
 
-/*
- * One padding instruction as assemblers and linkers emit between
- * functions: int3, nop, or a "0f 1f /0" long nop with any number of
- * 66/2e prefixes.  Used to tell a dead function body (an overridden
- * weak function, which follows padding) from stray code.
- */
+/* int3, nop, or a "0f 1f /0" long nop with any 66/2e prefixes. */
 unsigned int x86_padding_len(const uint8_t *p, uint64_t avail)
 {
 	unsigned int n = 0, modrm, mod, rm, len;
@@ -150,9 +140,8 @@ unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 }
 
 /*
- * The NOP over a site: Linux's x86_nops[5] (what ftrace_nop_replace()
- * returns), and for a PIE's 6-byte addr32 call the runtime's one
- * 6-byte NOP, so that a thread stops before or after it, never inside.
+ * The NOP over a site: Linux's x86_nops[5] (ftrace_nop_replace()), or
+ * one 6-byte NOP over a PIE's addr32 call: never two instructions.
  */
 static const uint8_t *x86_site_nop(unsigned int len)
 {

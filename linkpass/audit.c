@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch-audit.h"
 #include "prologue.h"
 #include "mcount.h"
 #include "options.h"
+#include "pads.h"
 #include "patchable.h"
 #include "table_read.h"
 #include "util.h"
@@ -78,8 +80,8 @@ static bool entry_call(struct image *im, const struct func *fn,
 		if (!len)
 			return false;
 	} else {
-		len = im->arch->direct_call(b + off + pre, avail - pre,
-					    fn->start + pre, &target);
+		len = arch_direct_call(im->arch, b + off + pre, avail - pre,
+				       fn->start + pre, &target);
 		if (!len || !mcount_is_target(t, nt, target))
 			return false;
 	}

@@ -15,6 +15,7 @@
 
 #include "compiler.h"
 #include "image.h"
+#include "site.h"
 
 /*
  * The two bitmaps of a section are interleaved word by word: bits[2k]
@@ -149,6 +150,51 @@ static inline bool entries_has(const struct entry_set *e, uint32_t shndx,
 		return false;
 	*wide = m->bits[off / 64 * 2 + 1] & bit;
 	return true;
+}
+
+enum fast_verdict {
+	FAST_KEEP,
+	FAST_DROP,	/* inside a function, not at its entry */
+	FAST_NO_START,	/* no function starts there or a prefix before */
+	FAST_UNSURE,
+};
+
+/*
+ * Is the entry-style call @s at a live function's entry, possibly after
+ * an entry prefix (endbr64)?  The answer judge() would give, from the
+ * entry set alone; FAST_UNSURE where only the sorted index can tell (a
+ * function starting inside the prefix that does not cover the call).
+ * *@start: where the function starts, when kept.  Here, not in
+ * the fast filter, so that the filter's loop over every candidate inlines it
+ *.
+ */
+static __always_inline enum fast_verdict
+at_entry(const struct image *im, const struct entry_set *e,
+	 const struct site *s, uint64_t *start)
+{
+	const struct section *sec = &im->secs[s->shndx];
+	uint64_t base = e->map[s->shndx].base;
+	unsigned int k;
+	bool wide;
+
+	*start = s->addr;
+	if (entries_has(e, s->shndx, s->addr, &wide))
+		return FAST_KEEP;
+	/* the nearest start within a prefix's length before the call */
+	for (k = 1; k <= ARCH_ENTRY_PREFIX_MAX && k <= s->addr; k++) {
+		/* a start before the section: only the index can tell */
+		if (s->addr - k < base)
+			return e->outside ? FAST_UNSURE : FAST_NO_START;
+		if (!entries_has(e, s->shndx, s->addr - k, &wide))
+			continue;
+		/* a function that may end inside the prefix: likewise */
+		if (!wide)
+			return FAST_UNSURE;
+		*start = s->addr - k;
+		return im->arch->entry_prefix(sec->bytes + (s->addr - k - base),
+					      k) == k ? FAST_KEEP : FAST_DROP;
+	}
+	return FAST_NO_START;
 }
 
 #endif

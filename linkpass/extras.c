@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "mcount.h"
 #include "options.h"
+#include "pads.h"
 #include "prologue.h"
 #include "stripped.h"
 #include "table_write.h"
@@ -76,6 +77,39 @@ static const char *add_mcount_sym(struct options *o, const char *arg)
 	v[n + 1] = NULL;
 	o->scan.mcount_syms = v;
 	return NULL;
+}
+
+static void policy_push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+/* --sections=GLOB,GLOB: replace the default list (not --trace-section). */
+static void policy_set(struct policy *p, const char *csv)
+{
+	char *copy = xstrdup(csv), *tok, *save = NULL;
+
+	/*
+	 * The globs point into the copy, which lives as long as the policy;
+	 * an earlier copy can go, as no glob of it is left.
+	 */
+	free(p->csv);
+	p->csv = copy;
+	p->ninclude = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		policy_push(&p->include, &p->ninclude, tok);
+}
+
+static void policy_add(struct policy *p, const char *glob)
+{
+	policy_push(&p->extra, &p->nextra, glob);
+}
+
+static void policy_exclude(struct policy *p, const char *glob)
+{
+	policy_push(&p->exclude, &p->nexclude, glob);
 }
 
 static const char *set_sections(struct options *o, const char *arg)
@@ -163,4 +197,11 @@ const struct extras extras_table = {
 	.table_write_asm = table_write_asm,
 	.scan_stats = scan_print_stats,
 	.usage_note = USAGE_NOTE,
+	.entry_set = fast_entry_set,
+	.entry_set_free = fast_entry_set_free,
+	.symbol_pass = fast_symbol_pass,
+	.fast_filter = fast_filter,
+	.pad_sites = pad_sites,
+	.relocscan_threads = relocscan_threads,
+	.sort_by_runs = sort_by_runs,
 };

@@ -6,10 +6,16 @@
 #ifndef LINKPASS_EXTRAS_H
 #define LINKPASS_EXTRAS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct anchors;
+struct entry_set;
+struct relocs;
+struct scan_opts;
+struct scan_stats;
+struct sym_pass;
 struct funcs;
 struct image;
 struct options;
@@ -38,6 +44,23 @@ int forced_anchor(struct image *im, const char *forced, size_t nsites,
 void scan_print_stats(struct image *im, const struct options *o,
 		      struct scan_result *r, const struct anchors *a,
 		      const uint64_t *ns);
+
+/* The scan without drop reasons (hooks.h): fastfilter.c, fastsyms.c */
+struct entry_set *fast_entry_set(const struct image *im, const uint8_t *traced,
+				 bool pads);
+void fast_entry_set_free(struct entry_set *e);
+int fast_filter(struct image *im, const uint8_t *traced,
+		const struct entry_set *e, struct site *cand, size_t n,
+		int threads, struct scan_result *r, bool *kept_unsorted);
+bool sort_by_runs(struct site *v, size_t n);
+int fast_symbol_pass(struct image *im, const struct scan_opts *o,
+		     struct sym_pass *p);
+
+/* relocscan_mt.c: relocscan_sites() on several threads */
+int relocscan_threads(struct image *im, const struct scan_opts *o,
+		      const uint8_t *is_mcount, const struct relocs *rels,
+		      size_t nrels, struct scan_stats *st, struct site **cand,
+		      size_t *n, bool *sorted);
 
 /*
  * print_entry.c.  Where the previous entry was: lines of a sorted

@@ -5,7 +5,6 @@
 int find_sites(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
-	/* -fpatchable-function-entry: the compiler listed the sites */
 	if (o->patchable)
 		return scan_pads(im, o, want, r);
 	return scan_image(im, o, want, r);

@@ -11,14 +11,7 @@
 /* Higher is a better name for an address: global over weak over local. */
 static int bind_preference(uint8_t bind)
 {
-	switch (bind) {
-	case STB_GLOBAL:
-		return 2;
-	case STB_WEAK:
-		return 1;
-	default:
-		return 0;
-	}
+	return bind == STB_GLOBAL ? 2 : bind == STB_WEAK;
 }
 
 /* Does @x come before @y among functions starting at one address? */
@@ -123,8 +116,7 @@ static bool at_or_before(const struct func *m, uint32_t shndx, uint64_t addr)
 
 /*
  * Index of the last function with (shndx, start) <= (shndx, addr), or
- * -1.  @hint, when not NULL, is the answer to the previous query:
- * queries in sorted order (the scan's) then cost a few steps each.
+ * -1.  @hint: the previous answer, from which a few steps may do.
  */
 static long last_at_or_before(const struct funcs *f, uint32_t shndx,
 			      uint64_t addr, long *hint)

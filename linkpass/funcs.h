@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The live functions of an image: every defined STT_FUNC symbol, sorted
- * by (section, address) in one array, so a site's covering function is
- * one binary search away.  An overridden weak function has no symbol in
- * the final image, so "no covering function" is how it shows up.
+ * The live functions of an image, sorted by (section, address): a
+ * site's covering function is one binary search away.  An overridden
+ * weak function has no symbol in the final image: it is covered by none.
  */
 #ifndef LINKPASS_FUNCS_H
 #define LINKPASS_FUNCS_H
@@ -14,12 +13,7 @@ struct func {
 	uint32_t shndx;
 	uint64_t start;
 	uint64_t end;		/* start + size; == start for size 0 */
-	/*
-	 * The largest end of this function and of those before it that
-	 * funcs_lookup() looks at for an address after its start: one
-	 * compare rules out an address no function covers.
-	 */
-	uint64_t reach;
+	uint64_t reach;		/* the largest end funcs_lookup() tries */
 	const struct symbol *sym;
 };
 
@@ -32,9 +26,8 @@ void funcs_build(struct image *im, struct funcs *f);
 void funcs_free(struct funcs *f);
 
 /*
- * The function covering @addr in section @shndx, or NULL.  @hint may be
- * NULL; callers looking up many addresses in ascending order pass the
- * same long (initially -1) each time, which makes each lookup O(1).
+ * The function covering @addr in section @shndx, or NULL.  @hint: NULL,
+ * or the same long (first -1) for lookups in ascending order.
  */
 const struct func *funcs_lookup(const struct funcs *f, uint32_t shndx,
 				uint64_t addr, long *hint);
@@ -42,10 +35,8 @@ const struct func *funcs_lookup(const struct funcs *f, uint32_t shndx,
 const struct func *funcs_prev(const struct funcs *f, uint32_t shndx,
 			      uint64_t addr);
 /*
- * Where @fn (in @sec) is entered, for a call at @addr: its start, moved
- * past an entry prefix (endbr64, bti c) that lies before @addr.  A start
- * outside the section's bytes has no prefix to read.  @sec's bytes must
- * be loaded.
+ * Where @fn (in @sec, bytes loaded) is entered, for a call at @addr:
+ * its start, past an entry prefix (endbr64, bti c) before @addr.
  */
 uint64_t funcs_entry(const struct image *im, const struct section *sec,
 		     const struct func *fn, uint64_t addr);

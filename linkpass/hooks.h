@@ -21,16 +21,20 @@
 struct anchors;
 struct arch;
 struct command;
+struct entry_set;
 struct func;
 struct image;
 struct opt;
 struct options;
 struct out_gate;
+struct relocs;
+struct scan_opts;
 struct scan_result;
 struct scan_stats;
 struct section;
 struct site;
 struct stripped_check;
+struct sym_pass;
 
 struct extras {
 	/* more commands (main.c) and options (options.c), after the kernel's */
@@ -86,6 +90,32 @@ struct extras {
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
 			   const uint64_t *ns);
+	/*
+	 * The scan without drop reasons: an entry set for the traced code
+	 * (entries.h), filled by the symbol pass (fastsyms.c), decides
+	 * most sites without the sorted function index (fastfilter.c,
+	 * pads.c: 1 or -1 where filter.c or patchable.c must judge).
+	 */
+	struct entry_set *(*entry_set)(const struct image *im,
+				       const uint8_t *traced, bool pads);
+	void (*entry_set_free)(struct entry_set *e);
+	int (*symbol_pass)(struct image *im, const struct scan_opts *o,
+			   struct sym_pass *p);
+	int (*fast_filter)(struct image *im, const uint8_t *traced,
+			   const struct entry_set *e, struct site *cand,
+			   size_t n, int threads, struct scan_result *r,
+			   bool *kept_unsorted);
+	int (*pad_sites)(struct image *im, const struct scan_opts *o,
+			 const uint8_t *traced, const struct entry_set *e,
+			 struct scan_result *r);
+	/* relocscan_sites() on several threads (relocscan_mt.c) */
+	int (*relocscan_threads)(struct image *im, const struct scan_opts *o,
+				 const uint8_t *is_mcount,
+				 const struct relocs *rels, size_t nrels,
+				 struct scan_stats *st, struct site **cand,
+				 size_t *n, bool *sorted);
+	/* sort_sites() of a few sorted runs: one copy (fastfilter.c) */
+	bool (*sort_by_runs)(struct site *v, size_t n);
 };
 
 extern const struct extras extras_table __weak;

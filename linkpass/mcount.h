@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The mcount symbols: the names a traced function calls (__fentry__ at
- * its entry with -mfentry, mcount or _mcount after its prologue), which
- * kind a name is, and where an image defines them.
- */
+/* The mcount symbols: names, kinds, addresses. */
 #ifndef LINKPASS_MCOUNT_H
 #define LINKPASS_MCOUNT_H
 

@@ -1,28 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sites from a compiler-made table: -fpatchable-function-entry=N[,M]
- * reserves N nops per function (M of them before the entry symbol) and
- * lists the first nop of each in __patchable_function_entries, one
- * absolute address per function.  The linker concatenates those lists,
- * with the same faults as per-object __mcount_loc tables: entries for
- * overridden weak functions, no order.  With -q the image keeps the
- * list's relocations, and each entry's address is S + A of one; in a
- * relocatable object (a module's .ko) S + A names a section and an
- * offset, which is how sites of an object are counted.
- *
- * A listed address is a site when it is in a traced section and
- *   - at a live function's entry, after an optional entry prefix
- *     (endbr64, bti c), or
- *   - in the run of nops that ends at a live function's entry (the M
- *     nops placed before the symbol);
- * and it must hold a nop (arch->pad_nop_len): a listed address that
- * does not is an error, as is any relocation other than the absolute
- * one of the architecture.  With the pad's geometry given
- * (--patchable-entries=N,M), a site must also start exactly such a
- * pad: M nops ending at the function's start, or none before it and N
- * after its entry prefix.  A site that does not is an error, since
- * either the geometry or the compiler is not what the caller said, and
- * the table would hold addresses ftrace does not expect.
+ * -fpatchable-function-entry=N[,M] lists each function's first pad nop
+ * in __patchable_function_entries (with -q: S + A of a relocation each;
+ * stale entries, no order).  A listed entry must hold a nop; it is a
+ * site at a live function's entry or in the nops that run into one.
+ * With N,M given, a site must start exactly such a pad.
  */
 #include "patchable.h"
 
@@ -48,29 +30,6 @@ bool pad_run(const struct image *im, const struct section *sec,
 		pos += len;
 	}
 	*end = pos;
-	return true;
-}
-
-bool pad_run_back(const struct image *im, const struct section *sec,
-		  uint64_t end, unsigned int n, uint64_t *start)
-{
-	uint64_t base = image_section_base(im, sec), pos = end;
-	unsigned int len;
-
-	if (end < base || end - base > sec->sh.sh_size)
-		return false;
-	while (n--) {
-		/* the longest nop first: a c.nop pair is no "nop" */
-		for (len = 4; len; len /= 2)
-			if (pos - base >= len &&
-			    im->arch->pad_nop_len(sec->bytes + (pos - len - base),
-						  len) == len)
-				break;
-		if (!len)
-			return false;
-		pos -= len;
-	}
-	*start = pos;
 	return true;
 }
 
@@ -123,60 +82,6 @@ bool pad_fits(const struct image *im, const struct scan_opts *o,
 	return pad_run(im, sec, entry, o->pad_n - o->pad_m, &end);
 }
 
-bool pad_fits_after(const struct image *im, const struct scan_opts *o,
-		    const struct section *sec, const struct func *fn,
-		    uint64_t addr, unsigned int nops)
-{
-	uint64_t end;
-
-	/* pad_run(addr, M) ends at fn's start exactly when M nops lead to it */
-	if (o->pad_m ? nops != o->pad_m : pad_entry(im, sec, fn) != addr)
-		return false;
-	return pad_run(im, sec, o->pad_m ? pad_entry(im, sec, fn) : addr,
-		       o->pad_n - o->pad_m, &end);
-}
-
-static enum site_verdict judge_entry(struct image *im, const uint8_t *traced,
-				     const struct funcs *f,
-				     const struct section *sec,
-				     const struct site *s,
-				     const struct site *prev,
-				     const struct func **live)
-{
-	const struct func *fn;
-
-	*live = NULL;
-	if (prev && prev->addr == s->addr && prev->shndx == s->shndx)
-		return DROP_DUPLICATE;
-	if (!traced[sec->idx])
-		return DROP_UNTRACED;
-	fn = funcs_lookup(f, (uint32_t)sec->idx, s->addr, NULL);
-	if (!fn) {
-		*live = pad_before_entry(im, f, sec, s->addr, NULL);
-		return *live ? SITE_KEPT : DROP_NO_FUNC;
-	}
-	*live = fn;
-	return s->addr == funcs_entry(im, sec, fn, s->addr) ? SITE_KEPT :
-	       DROP_NOT_ENTRY;
-}
-
-/* Sites of an image by address; of an object by section, then offset. */
-static int cmp_addr(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int cmp_sec_addr(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return cmp_addr(a, b);
-}
-
 /* "<rsec> entry <i>", the place of a bad list entry in messages. */
 static const char *entry_place(char *buf, size_t len,
 			       const struct section *rsec, size_t i)
@@ -185,10 +90,7 @@ static const char *entry_place(char *buf, size_t len,
 	return buf;
 }
 
-/*
- * Where relocation @r of the list points: a code section and an
- * address in it (in an object, a section offset); -1 on bad input.
- */
+/* Where list relocation @r points: a code section and an address. */
 static int entry_target(struct image *im, const struct section *list,
 			enum reloc_layout l, const struct reloc *r,
 			const struct section *rsec, size_t i, struct section **secp,
@@ -244,22 +146,19 @@ static int entry_target(struct image *im, const struct section *list,
 				im->ehdr.e_type == ET_REL ? sym->name : "");
 	if (!image_section_bytes(im, sec))
 		return -1;
-	if (!im->arch->pad_nop_len(sec->bytes + (addr - image_section_base(im, sec)),
-				   image_section_base(im, sec) + sec->sh.sh_size - addr))
+	off = addr - image_section_base(im, sec);
+	if (!im->arch->pad_nop_len(sec->bytes + off, sec->sh.sh_size - off))
 		return lp_error(im->path,
 				entry_place(place, sizeof(place), rsec, i),
 				"%s: 0x%llx (%s+0x%llx) holds no nop",
 				im->arch->name, (unsigned long long)addr,
-				sec->name,
-				(unsigned long long)(addr - image_section_base(im, sec)));
+				sec->name, (unsigned long long)off);
 	*secp = sec;
 	*addrp = addr;
 	return 0;
 }
 
-/* The listed address @addr of @sec as a candidate site, in @s. */
-static void listed_site(struct site *s, const struct section *sec,
-			uint64_t addr)
+void listed_site(struct site *s, const struct section *sec, uint64_t addr)
 {
 	memset(s, 0, sizeof(*s));
 	s->addr = addr;
@@ -278,301 +177,48 @@ void patchable_stats(struct scan_stats *st, size_t n)
 	st->threads = 1;
 }
 
-/* A list without its relocations, in an object or in a linked image. */
-#define NO_RELOCS_OBJ \
-	"no relocation section: an object's list entries must be relocated"
-#define NO_RELOCS_IMAGE \
-	"no relocations kept for it; link the image with -q (--emit-relocs)"
 
-/* Every listed address, as a candidate site; -1 on bad input. */
-static int read_entries(struct image *im, const struct section *list,
-			struct site **out, size_t *n)
-{
-	struct section *rsec = image_relocs_of(im, list), *sec = NULL;
-	enum reloc_layout l;
-	struct relocs rel;
-	size_t i;
-
-	if (!rsec)
-		return lp_error(im->path, list->name, "%s",
-				im->ehdr.e_type == ET_REL ? NO_RELOCS_OBJ :
-				NO_RELOCS_IMAGE);
-	if (image_relocs(im, rsec, &rel) < 0)
-		return -1;
-	l = rel.layout;
-	/* a list of size 0 has no bytes: its first relocation is refused
-	 * as not an entry
-	 */
-	if (!reloc_has_addend(l) &&
-	    !image_section_bytes(im, (struct section *)list))
-		return -1;
-	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
-	*n = 0;
-	for (i = 0; i < rel.count; i++) {
-		struct reloc r;
-		uint64_t addr = 0;
-
-		reloc_get(l, rel.base, i, &r);
-		if (entry_target(im, list, l, &r, rsec, i, &sec, &addr) < 0)
-			return -1;
-		listed_site(&(*out)[(*n)++], sec, addr);
-	}
-	return 0;
-}
-
-bool patchable_candidates_ok(struct image *im)
-{
-	struct section *list = image_find_section(im, PATCHABLE_SECTION), *rsec;
-
-	if (!list || list->sh.sh_type == SHT_NOBITS ||
-	    im->ehdr.e_type == ET_REL)
-		return false;
-	rsec = image_relocs_of(im, list);
-	/* what image_relocs() would refuse */
-	return rsec && im->symtab && rsec->sh.sh_link == im->symtab->idx &&
-	       rsec->sh.sh_entsize ==
-	       reloc_entsize(image_reloc_layout(im, rsec)) &&
-	       !(rsec->sh.sh_size % rsec->sh.sh_entsize);
-}
-
-/* Does an allocated section before @sec share an address with it? */
-static bool overlapped(const struct image *im, const struct section *sec)
-{
-	const GElf_Shdr *a = &sec->sh, *b;
-	size_t i;
-
-	for (i = 1; i < sec->idx; i++) {
-		b = &im->secs[i].sh;
-		if ((b->sh_flags & SHF_ALLOC) && b->sh_size &&
-		    b->sh_addr < a->sh_addr + a->sh_size &&
-		    a->sh_addr < b->sh_addr + b->sh_size)
-			return true;
-	}
-	return false;
-}
-
-/*
- * image_section_at(@addr), but first @*last, the section the entry
- * before was in, when no section before it overlaps it (the list names
- * one section's functions after another's): *@last is the answer.
- */
-static struct section *section_at(struct image *im, struct section **last,
-				  uint64_t addr)
-{
-	struct section *sec = *last;
-
-	if (sec && addr - sec->sh.sh_addr < sec->sh.sh_size)
-		return sec;
-	sec = image_section_at(im, addr);
-	*last = sec && !overlapped(im, sec) ? sec : NULL;
-	return sec;
-}
-
-/*
- * entry_target() for patchable_candidates(): 1 where it would refuse.
- * *@last: the section of the entry before, or NULL (section_at()).
- */
-static int fast_target(struct image *im, const struct section *list,
-		       enum reloc_layout l, const struct reloc *r,
-		       struct section **last, struct section **secp,
-		       uint64_t *addrp)
-{
-	unsigned int w = im->arch->addr_size;
-	uint64_t off = r->offset - list->sh.sh_addr, addr, v = 0;
-	struct section *sec;
-	struct symbol sym;
-
-	if (r->offset < list->sh.sh_addr || off >= list->sh.sh_size ||
-	    off % w || list->sh.sh_size - off < w ||
-	    r->type != im->arch->abs_reloc || r->sym >= im->nsyms ||
-	    !image_sym_get(im, r->sym, &sym))
-		return 1;
-	if (reloc_has_addend(l)) {
-		addr = sym.value + (uint64_t)r->addend;
-	} else {
-		memcpy(&v, list->bytes + off, w);
-		addr = v;
-	}
-	sec = section_at(im, last, addr);
-	if (!sec || !(sec->sh.sh_flags & SHF_EXECINSTR) ||
-	    sec->sh.sh_type == SHT_NOBITS ||
-	    addr - sec->sh.sh_addr >= sec->sh.sh_size)
-		return 1;
-	*secp = sec;
-	*addrp = addr;
-	return 0;
-}
-
-/*
- * The rest of entry_target()'s checks for the listed site @s: the nop
- * at its address (its section's bytes loaded first, reported as
- * entry_target() reports them).
- */
-static int fast_nop(struct image *im, const struct site *s)
-{
-	struct section *sec = &im->secs[s->shndx];
-	uint64_t off = s->addr - sec->sh.sh_addr;
-
-	if (!image_section_bytes(im, sec))
-		return -1;
-	return im->arch->pad_nop_len(sec->bytes + off,
-				     sec->sh.sh_size - off) ? 0 : 1;
-}
-
-/* How many sites ahead fast_nop()'s bytes are asked for. */
-#define NOP_PREFETCH_AHEAD 16
-
-int patchable_candidates(struct image *im, struct site **out, size_t *n,
-			 struct scan_stats *st)
+int patchable_read(struct image *im, struct site **out, size_t *n)
 {
 	struct section *list = image_find_section(im, PATCHABLE_SECTION);
-	struct section *sec = NULL, *last = NULL;
-	const struct site *s;
+	struct section *rsec, *sec = NULL;
 	struct relocs rel;
 	struct reloc r;
-	uint64_t addr;
+	uint64_t addr = 0;
 	size_t i;
-	int ret;
 
 	*out = NULL;
 	*n = 0;
-	if (!patchable_candidates_ok(im))
-		return 1;
-	if (image_relocs(im, image_relocs_of(im, list), &rel) < 0)
-		return -1;
-	if (!reloc_has_addend(rel.layout) && !image_section_bytes(im, list))
-		return -1;
-	*out = xmalloc((rel.count ? rel.count : 1) * sizeof(**out));
-	for (i = 0; i < rel.count; i++) {
-		reloc_get(rel.layout, rel.base, i, &r);
-		ret = fast_target(im, list, rel.layout, &r, &last, &sec, &addr);
-		if (ret)
-			goto out_free;
-		listed_site(&(*out)[(*n)++], sec, addr);
-	}
-	/*
-	 * Then the bytes at each, a cache miss apiece (one function each):
-	 * asked for ahead.  In list order, so that the first entry whose
-	 * bytes cannot be read is the one entry_target() reports; a
-	 * silent 1 above decides nothing, in whatever order.
-	 */
-	for (i = 0; i < *n; i++) {
-		if (i + NOP_PREFETCH_AHEAD < *n) {
-			s = &(*out)[i + NOP_PREFETCH_AHEAD];
-			sec = &im->secs[s->shndx];
-			if (sec->loaded)
-				__builtin_prefetch(sec->bytes +
-						   (s->addr - sec->sh.sh_addr));
-		}
-		ret = fast_nop(im, &(*out)[i]);
-		if (ret)
-			goto out_free;
-	}
-	patchable_stats(st, *n);
-	return 0;
-out_free:
-	free(*out);
-	*out = NULL;
-	*n = 0;
-	return ret;
-}
-
-/* Judge every candidate, keeping r->kept in (section, address) order. */
-static int judge_all(struct image *im, const struct scan_opts *o,
-		     struct site *cand, size_t n, struct scan_result *r)
-{
-	const struct func *fn;
-	uint8_t *traced;
-	size_t i;
-
-	traced = xcalloc(im->nsecs, 1);
-	for (i = 1; i < im->nsecs; i++)
-		traced[i] = policy_traced(&o->policy, im->secs[i].name);
-	r->kept = cand;		/* compacted in place */
-	r->dropped = xmalloc((n ? n : 1) * sizeof(*r->dropped));
-	for (i = 0; i < n; i++) {
-		struct site s = cand[i];
-		const struct section *sec = &im->secs[s.shndx];
-
-		s.verdict = (uint8_t)judge_entry(im, traced, &r->funcs, sec, &s,
-						 r->nkept ? &r->kept[r->nkept - 1] :
-						 NULL, &fn);
-		if (s.verdict == SITE_KEPT && o->pad_n &&
-		    !pad_fits(im, o, sec, fn, s.addr)) {
-			free(traced);
-			return lp_error(im->path, sec->name,
-					"entry 0x%llx of %s does not start a pad of %u nops with %u before the entry (--patchable-entries=%u,%u): the code was compiled with another -fpatchable-function-entry",
-					(unsigned long long)s.addr,
-					fn->sym->name, o->pad_n, o->pad_m,
-					o->pad_n, o->pad_m);
-		}
-		r->stats.verdicts[s.verdict]++;
-		if (s.verdict == SITE_KEPT)
-			r->kept[r->nkept++] = s;
-		else
-			r->dropped[r->ndropped++] = s;
-	}
-	free(traced);
-	return 0;
-}
-
-int patchable_scan(struct image *im, const struct scan_opts *o,
-		   struct scan_result *r)
-{
-	const struct section *list;
-	struct site *cand = NULL;
-	size_t n = 0;
-	uint64_t t0;
-
-	memset(r, 0, sizeof(*r));
-	if (!im->symtab)
-		return lp_error(im->path, ".symtab",
-				"no symbol table: the image is stripped; scan the unstripped link output");
-	list = image_find_section(im, PATCHABLE_SECTION);
-	/*
-	 * An object without a list has nothing to trace (a module whose
-	 * only code is notrace); an image without one was linked wrong.
-	 */
+	/* an object without one is all notrace; an image, linked wrong */
 	if (!list && im->ehdr.e_type == ET_REL)
-		return 0;
+		return 1;
 	if (!list || list->sh.sh_type == SHT_NOBITS)
 		return lp_error(im->path, PATCHABLE_SECTION,
 				"no such section: compile with -fpatchable-function-entry and keep the section in every link");
-	t0 = now_ns();
 	/* scan and check open the image lazily; this path wants them all */
 	if (image_symbols(im) < 0)
 		return -1;
-	funcs_build(im, &r->funcs);
-	r->explained = true;
-	r->stats.ns_symbols = now_ns() - t0;
-
-	t0 = now_ns();
-	if (read_entries(im, list, &cand, &n) < 0)
-		goto out_free;
-	patchable_stats(&r->stats, n);
-	r->stats.ns_relocs = now_ns() - t0;
-
-	t0 = now_ns();
-	qsort(cand, n, sizeof(*cand),
-	      im->ehdr.e_type == ET_REL ? cmp_sec_addr : cmp_addr);
-	if (judge_all(im, o, cand, n, r) < 0) {
-		cand = NULL;	/* r->kept owns it now */
-		goto out_free;
-	}
-	cand = NULL;		/* likewise */
-	r->stats.ns_filter = now_ns() - t0;
-	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
-		lp_error(im->path, im->symtab->name,
-			 "no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu patchable entries lie in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
-			 r->stats.verdicts[DROP_NO_FUNC]);
-		goto out_free;
+	rsec = image_relocs_of(im, list);
+	if (!rsec)
+		return lp_error(im->path, list->name, "%s",
+				im->ehdr.e_type == ET_REL ?
+				"no relocation section: an object's list entries must be relocated" :
+				"no relocations kept for it; link the image with -q (--emit-relocs)");
+	if (image_relocs(im, rsec, &rel) < 0)
+		return -1;
+	/* a list of size 0: its first relocation is not an entry */
+	if (!reloc_has_addend(rel.layout) && !image_section_bytes(im, list))
+		return -1;
+	*out = xcalloc(rel.count ? rel.count : 1, sizeof(**out));
+	for (i = 0; i < rel.count; i++) {
+		reloc_get(rel.layout, rel.base, i, &r);
+		if (entry_target(im, list, rel.layout, &r, rsec, i, &sec,
+				 &addr) < 0) {
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+		listed_site(&(*out)[(*n)++], sec, addr);
 	}
 	return 0;
-out_free:
-	free(cand);
-	free(r->kept);
-	free(r->dropped);
-	funcs_free(&r->funcs);
-	memset(r, 0, sizeof(*r));
-	return -1;
 }

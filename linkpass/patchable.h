@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --patchable-entries: the sites of a linked image come from the
- * compiler's __patchable_function_entries list (-fpatchable-function-
- * entry) instead of calls to an mcount symbol; the same verdicts, the
- * same table.
+ * --patchable-entries: the sites come from the compiler's
+ * __patchable_function_entries list, not from mcount calls.
  */
 #ifndef LINKPASS_PATCHABLE_H
 #define LINKPASS_PATCHABLE_H
@@ -16,38 +14,18 @@
 #define PAD_PRE_ENTRY_MAX 256
 
 /*
- * The full judgement of the list (scan_pads()), with every drop
- * explained: fills @r as scan_image() does.
+ * The listed addresses, as candidate sites (SITE_KEPT, CALL_NONE) into
+ * *@out, *@n of them; 1 for an object without a list (nothing to
+ * trace), -1 after an error line.  Decodes the symbols.
  */
-int patchable_scan(struct image *im, const struct scan_opts *o,
-		   struct scan_result *r);
-
-/*
- * The listed addresses, for pad_sites() to judge without the sorted
- * index (linked images, no drop reasons), each as a candidate site,
- * read with the symbols in place.  patchable_candidates_ok(): is there
- * a list with relocations to read?  patchable_candidates() returns 1,
- * with nothing reported, at an entry patchable_scan() would refuse or
- * a symbol that needs decoding, so that it says why; -1 after an error
- * line it would give the same way.  On success @st gets the list's
- * counts (patchable_stats()).
- */
-bool patchable_candidates_ok(struct image *im);
-int patchable_candidates(struct image *im, struct site **out, size_t *n,
-			 struct scan_stats *st);
-/* The counts of --stats for a list of @n entries. */
-void patchable_stats(struct scan_stats *st, size_t n);
+int patchable_read(struct image *im, struct site **out, size_t *n);
 
 /*
  * A run of @n pad nops in @sec from @addr (an address, or in an object
- * a section offset): true with its end in *@end.  pad_run_back() walks
- * back from @end instead, its start in *@start.  @sec's bytes must be
- * loaded.
+ * a section offset): true with its end in *@end.  @sec's bytes loaded.
  */
 bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end);
-bool pad_run_back(const struct image *im, const struct section *sec,
-		  uint64_t end, unsigned int n, uint64_t *start);
 /*
  * The live function that the nops from @addr run into: the function M
  * nops before whose entry a pad starts; NULL when there is none.  No
@@ -67,12 +45,9 @@ uint64_t pad_entry(const struct image *im, const struct section *sec,
  */
 bool pad_fits(const struct image *im, const struct scan_opts *o,
 	      const struct section *sec, const struct func *fn, uint64_t addr);
-/*
- * pad_fits(), for @addr that @nops nops lead from to @fn's start (0: an
- * address at the entry): the walk is not made again.
- */
-bool pad_fits_after(const struct image *im, const struct scan_opts *o,
-		    const struct section *sec, const struct func *fn,
-		    uint64_t addr, unsigned int nops);
+/* The counts of --stats for a list of @n entries. */
+void patchable_stats(struct scan_stats *st, size_t n);
+/* The listed address @addr of @sec as a candidate site, in @s. */
+void listed_site(struct site *s, const struct section *sec, uint64_t addr);
 
 #endif

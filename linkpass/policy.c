@@ -16,19 +16,12 @@ static const char *const default_sections[] = {
 
 #define NDEFAULT (ARRAY_SIZE(default_sections))
 
-static void push(const char ***v, size_t *n, const char *s)
-{
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = s;
-}
-
 void policy_init(struct policy *p)
 {
-	size_t i;
-
 	memset(p, 0, sizeof(*p));
-	for (i = 0; i < NDEFAULT; i++)
-		push(&p->include, &p->ninclude, default_sections[i]);
+	p->include = xmalloc(sizeof(default_sections));
+	memcpy(p->include, default_sections, sizeof(default_sections));
+	p->ninclude = NDEFAULT;
 }
 
 void policy_free(struct policy *p)
@@ -38,32 +31,6 @@ void policy_free(struct policy *p)
 	free(p->exclude);
 	free(p->csv);
 	memset(p, 0, sizeof(*p));
-}
-
-void policy_set(struct policy *p, const char *csv)
-{
-	char *copy = xstrdup(csv), *tok, *save = NULL;
-
-	/*
-	 * The globs point into the copy, which lives as long as the policy;
-	 * an earlier copy can go, as no glob of it is left.
-	 */
-	free(p->csv);
-	p->csv = copy;
-	p->ninclude = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		push(&p->include, &p->ninclude, tok);
-}
-
-void policy_add(struct policy *p, const char *glob)
-{
-	push(&p->extra, &p->nextra, glob);
-}
-
-void policy_exclude(struct policy *p, const char *glob)
-{
-	push(&p->exclude, &p->nexclude, glob);
 }
 
 bool policy_traced(const struct policy *p, const char *section)

@@ -1,57 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The relocation workers: the mcount references in the code relocations. */
+/* The relocation scan: the mcount references in the code relocations. */
 #include "relocscan.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "compiler.h"
+#include "hooks.h"
 #include "mcount.h"
-#include "relocs.h"
 #include "util.h"
-
-/* Below this many relocations one thread is faster than starting more. */
-#define PARALLEL_MIN_RELOCS 200000
-#define MAX_THREADS 8
-
-/* A contiguous run of one relocation section, handled by one worker. */
-struct chunk {
-	const struct relocs *rel;
-	enum reloc_layout layout;
-	const uint8_t *code;	/* bytes of the section relocated */
-	uint64_t code_size;
-	uint64_t base;		/* address of the section's first byte */
-	size_t from, to;
-};
-
-struct bad_reloc {
-	const struct chunk *chunk;
-	size_t index;
-	struct reloc r;
-	int what;		/* BAD_OFFSET, BAD_SYMBOL, BAD_CALL */
-};
 
 enum { BAD_OFFSET = 1, BAD_SYMBOL = 2, BAD_CALL = 3 };
 
-struct worker {
-	const struct image *im;
-	const uint8_t *is_mcount;
-	/* is_mcount is 0 outside [mc_lo, mc_hi]: tested without a load */
-	size_t mc_lo, mc_hi;
-	const struct chunk *chunks;
-	size_t nchunks;
-	struct site *out;
-	size_t n, cap;
-	size_t refs, calls;
-	bool unsorted;		/* out is not in (section, address) order */
-	size_t nbad;
-	struct bad_reloc bad;	/* the first one */
-};
-
-/* A new site at the end of the worker's array. */
-static inline struct site *push_site(struct worker *w)
+static inline struct site *push_site(struct reloc_worker *w)
 {
 	if (w->n == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 1024;
@@ -60,24 +22,22 @@ static inline struct site *push_site(struct worker *w)
 	return &w->out[w->n++];
 }
 
-static void note_bad(struct worker *w, const struct chunk *c, size_t i,
-		     const struct reloc *r, int what)
+static __always_inline void note_bad(enum reloc_layout l,
+				     struct reloc_worker *w,
+				     const struct reloc_chunk *c, size_t i,
+				     int what)
 {
 	if (!w->nbad++) {
-		w->bad.chunk = c;
-		w->bad.index = i;
-		w->bad.r = *r;
-		w->bad.what = what;
+		w->bad_chunk = c;
+		w->bad_index = i;
+		reloc_get(l, c->rel->base, i, &w->bad);
+		w->bad_what = what;
 	}
 }
 
-/*
- * The hot loop, one copy per relocation layout (the layout is a
- * compile-time constant in each caller).  Most relocations fail the
- * is_mcount test; only those are looked at further.
- */
+/* The hot loop, one copy per relocation layout (RELOC_DISPATCH). */
 static __always_inline void
-scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
+scan_chunk(enum reloc_layout l, struct reloc_worker *w, const struct reloc_chunk *c)
 {
 	const struct arch *arch = w->im->arch;
 	const uint8_t *is_mcount = w->is_mcount;
@@ -88,14 +48,12 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 	/* the order check against the site pushed before this chunk */
 	uint64_t last = 0;
 	bool any = false;
-	struct reloc r;
 
 	if (w->n && w->out[w->n - 1].shndx > shndx)
 		w->unsorted = true;
 	else if (w->n && w->out[w->n - 1].shndx == shndx)
 		last = w->out[w->n - 1].addr, any = true;
 	for (i = c->from; i < c->to; i++) {
-		/* the two fields every entry needs, in registers */
 		uint64_t off = reloc_offset(l, base, i) - c->base;
 		uint64_t sym = reloc_sym(l, base, i);
 		uint64_t start = 0;
@@ -103,26 +61,18 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 		struct site *s;
 
 		if (off >= c->code_size || sym >= nsyms) {
-			reloc_get(l, base, i, &r);
-			note_bad(w, c, i, &r, off >= c->code_size ? BAD_OFFSET :
+			note_bad(l, w, c, i, off >= c->code_size ? BAD_OFFSET :
 				 BAD_SYMBOL);
 			continue;
 		}
-		/*
-		 * Most relocations name no mcount symbol, and those are
-		 * usually one or two indices: a range test first spares
-		 * the load from a by-symbol array, a cache miss as often
-		 * as not on a big image.
-		 */
+		/* a range test first spares most loads from is_mcount */
 		if (sym - mc_lo > mc_span || !is_mcount[sym])
 			continue;
-		/* a reference to mcount: is it a call, and where? */
 		w->refs++;
 		form = arch->call_at(c->code, c->code_size, off,
 				     reloc_type(l, base, i), &start);
 		if (form == CALL_BAD) {
-			reloc_get(l, base, i, &r);
-			note_bad(w, c, i, &r, BAD_CALL);
+			note_bad(l, w, c, i, BAD_CALL);
 			continue;
 		}
 		s = push_site(w);
@@ -138,7 +88,6 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 			s->verdict = SITE_KEPT;
 			w->calls++;
 		}
-		/* one compare here saves a pass over all to check order */
 		if (any && s->addr < last)
 			w->unsorted = true;
 		last = s->addr;
@@ -146,33 +95,47 @@ scan_chunk(enum reloc_layout l, struct worker *w, const struct chunk *c)
 	}
 }
 
-static void *worker_run(void *arg)
+void *reloc_worker_run(void *arg)
 {
-	struct worker *w = arg;
+	struct reloc_worker *w = arg;
 	size_t i;
 
-	/*
-	 * No locking: each worker reads its own chunks of the mapped file,
-	 * which nobody writes, and appends only to its own array.
-	 */
+	/* no locking: the mapped file is read only, the array is ours */
 	for (i = 0; i < w->nchunks; i++)
-		RELOC_DISPATCH(w->chunks[i].layout, scan_chunk, w,
+		RELOC_DISPATCH(w->chunks[i].rel->layout, scan_chunk, w,
 			       &w->chunks[i]);
 	return NULL;
 }
 
-static int thread_count(const struct scan_opts *o, size_t nrelocs)
+void reloc_workers_init(struct reloc_worker *w, int nw,
+			const struct image *im, const uint8_t *is_mcount)
 {
-	long cpus;
+	size_t lo = 0, hi = im->nsyms;
+	int i;
 
-	if (o->threads > 0)
-		return o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
-	if (nrelocs < PARALLEL_MIN_RELOCS)
-		return 1;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (cpus < 1)
-		return 1;
-	return cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+	/* the span of the marked symbols; lo > hi when there is none */
+	while (lo < im->nsyms && !is_mcount[lo])
+		lo++;
+	while (hi > lo && !is_mcount[hi - 1])
+		hi--;
+	for (i = 0; i < nw; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].im = im;
+		w[i].is_mcount = is_mcount;
+		w[i].mc_lo = lo < hi ? lo : SIZE_MAX;
+		w[i].mc_hi = lo < hi ? hi - 1 : SIZE_MAX;
+	}
+}
+
+void reloc_chunk_init(struct reloc_chunk *c, const struct image *im,
+		      const struct relocs *r, size_t from, size_t to)
+{
+	c->rel = r;
+	c->code = r->target->bytes;
+	c->code_size = r->target->sh.sh_size;
+	c->base = im->ehdr.e_type == ET_REL ? 0 : r->target->sh.sh_addr;
+	c->from = from;
+	c->to = to;
 }
 
 /* Load and check every code relocation section; fill @rels. */
@@ -225,194 +188,91 @@ static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
 	return 0;
 }
 
-/* Split the relocations into @nw nearly equal runs of chunks. */
-static struct chunk *make_chunks(const struct image *im,
-				 const struct relocs *rels, size_t nrels,
-				 size_t total, struct worker *w, int nw)
+int reloc_report_bad(struct image *im, const struct reloc_worker *w, int nw)
 {
-	struct chunk *c = xcalloc(nrels + (size_t)nw, sizeof(*c));
-	size_t per = (total + (size_t)nw - 1) / (size_t)nw, nc = 0, i;
-	size_t budget = per;
-	int cur = 0;
-
-	w[0].chunks = c;
-	for (i = 0; i < nrels; i++) {
-		const struct relocs *r = &rels[i];
-		size_t from = 0;
-
-		while (from < r->count) {
-			size_t take = r->count - from;
-
-			if (take > budget)
-				take = budget;
-			c[nc].rel = r;
-			c[nc].layout = r->layout;
-			c[nc].code = r->target->bytes;
-			c[nc].code_size = r->target->sh.sh_size;
-			c[nc].base = im->ehdr.e_type == ET_REL ?
-				     0 : r->target->sh.sh_addr;
-			c[nc].from = from;
-			c[nc].to = from + take;
-			nc++;
-			w[cur].nchunks++;
-			from += take;
-			budget -= take;
-			if (!budget && cur + 1 < nw) {
-				cur++;
-				w[cur].chunks = &c[nc];
-				budget = per;
-			} else if (!budget) {
-				budget = SIZE_MAX;	/* the last worker takes the rest */
-			}
-		}
-	}
-	return c;
-}
-
-static int report_bad(struct image *im, struct worker *w, int nw)
-{
+	const struct reloc_worker *b = NULL;
+	const struct reloc_chunk *c;
+	const char *more;
 	size_t total = 0;
-	int i, first = -1;
 	char place[160];
+	int i;
 
-	for (i = 0; i < nw; i++) {
+	for (i = nw - 1; i >= 0; i--) {
 		total += w[i].nbad;
-		if (w[i].nbad && first < 0)
-			first = i;
+		if (w[i].nbad)
+			b = &w[i];
 	}
-	if (first < 0)
+	if (!b)
 		return 0;
-	{
-		const struct bad_reloc *b = &w[first].bad;
-		const struct relocs *rel = b->chunk->rel;
-
-		snprintf(place, sizeof(place), "%s entry %zu", rel->rsec->name,
-			 b->index);
-		/* the message names the symbol: the scan may have read the
-		 * symbols in place (a bad one is reported by image_symbols)
-		 */
-		if (b->what == BAD_CALL && image_symbols(im) < 0)
-			return -1;
-		if (b->what == BAD_CALL)
-			lp_error(im->path, place,
-				 "%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
-				 im->arch->name, b->r.type,
-				 im->syms[b->r.sym].name, rel->target->name,
-				 (unsigned long long)(b->r.offset - b->chunk->base),
-				 im->arch->call_insn,
-				 total > 1 ? " (and more bad relocations)" : "");
-		else if (b->what == BAD_OFFSET)
-			lp_error(im->path, place,
-				 "relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
-				 (unsigned long long)b->r.offset,
-				 rel->target->name,
-				 (unsigned long long)b->chunk->base,
-				 (unsigned long long)(b->chunk->base +
-						      b->chunk->code_size),
-				 total > 1 ? " (and more bad relocations)" : "");
-		else
-			lp_error(im->path, place,
-				 "symbol index %llu out of range (%zu symbols)%s",
-				 (unsigned long long)b->r.sym, im->nsyms,
-				 total > 1 ? " (and more bad relocations)" : "");
-	}
-	return -1;
-}
-
-/* Gather the workers' candidates into one array. */
-static struct site *gather(struct worker *w, int nw, struct scan_stats *st,
-			   size_t *n, bool *sorted)
-{
-	const struct site *last = NULL;
-	struct site *cand;
-	size_t total = 0;
-	int i;
-
-	*sorted = true;
-	for (i = 0; i < nw; i++) {
-		total += w[i].n;
-		st->refs += w[i].refs;
-		st->calls += w[i].calls;
-		if (!w[i].n)
-			continue;
-		if (w[i].unsorted ||
-		    (last && site_before_sec(&w[i].out[0], last)))
-			*sorted = false;
-		last = &w[i].out[w[i].n - 1];
-	}
-	if (nw == 1 && w[0].out) {
-		/* one worker: its array is the result, no copy */
-		*n = w[0].n;
-		cand = w[0].out;
-		w[0].out = NULL;
-		return cand;
-	}
-	/*
-	 * The first worker's array, grown (a big one is moved by mremap,
-	 * not copied), takes the others' sites after its own.
-	 */
-	cand = xrealloc(w[0].out, (total ? total : 1) * sizeof(*cand));
-	w[0].out = NULL;
-	*n = w[0].n;
-	for (i = 1; i < nw; i++) {
-		if (!w[i].n)
-			continue;	/* w[i].out is NULL */
-		memcpy(cand + *n, w[i].out, w[i].n * sizeof(*cand));
-		*n += w[i].n;
-	}
-	return cand;
-}
-
-static struct worker *make_workers(struct image *im, const uint8_t *is_mcount,
-				   int nw)
-{
-	struct worker *w = xcalloc((size_t)nw, sizeof(*w));
-	size_t lo = 0, hi = im->nsyms;
-	int i;
-
-	/* the span of the marked symbols; lo > hi when there is none */
-	while (lo < im->nsyms && !is_mcount[lo])
-		lo++;
-	while (hi > lo && !is_mcount[hi - 1])
-		hi--;
-	for (i = 0; i < nw; i++) {
-		w[i].im = im;
-		w[i].is_mcount = is_mcount;
-		w[i].mc_lo = lo < hi ? lo : SIZE_MAX;
-		w[i].mc_hi = lo < hi ? hi - 1 : SIZE_MAX;
-	}
-	return w;
+	c = b->bad_chunk;
+	more = total > 1 ? " (and more bad relocations)" : "";
+	snprintf(place, sizeof(place), "%s entry %zu", c->rel->rsec->name,
+		 b->bad_index);
+	/* the message names the symbol, which the scan may not have decoded */
+	if (b->bad_what == BAD_CALL && image_symbols(im) < 0)
+		return -1;
+	if (b->bad_what == BAD_CALL)
+		return lp_error(im->path, place,
+				"%s: call relocation (type %u) against %s at %s+0x%llx is not on a %s instruction%s",
+				im->arch->name, b->bad.type,
+				im->syms[b->bad.sym].name, c->rel->target->name,
+				(unsigned long long)(b->bad.offset - c->base),
+				im->arch->call_insn, more);
+	if (b->bad_what == BAD_OFFSET)
+		return lp_error(im->path, place,
+				"relocation offset 0x%llx is outside %s (0x%llx..0x%llx)%s",
+				(unsigned long long)b->bad.offset,
+				c->rel->target->name,
+				(unsigned long long)c->base,
+				(unsigned long long)(c->base + c->code_size),
+				more);
+	return lp_error(im->path, place,
+			"symbol index %llu out of range (%zu symbols)%s",
+			(unsigned long long)b->bad.sym, im->nsyms, more);
 }
 
 int relocscan_sites(struct image *im, const struct scan_opts *o,
 		    const uint8_t *is_mcount, struct scan_stats *st,
 		    struct site **cand, size_t *n, bool *sorted)
 {
+	struct reloc_chunk *chunks;
+	struct reloc_worker w;
 	struct relocs *rels = NULL;
-	struct chunk *chunks;
-	struct worker *w;
 	size_t nrels, total, i;
 	uint64_t t0 = now_ns();
-	int nw, ret = -1;
+	int ret = -1;
 
-	/* the code relocation sections, checked */
 	if (collect_relocs(im, &rels, &nrels, &total) < 0)
 		goto out_free_rels;
-	nw = thread_count(o, total);
-	w = make_workers(im, is_mcount, nw);
-	chunks = make_chunks(im, rels, nrels, total, w, nw);
-	run_jobs(w, (size_t)nw, sizeof(*w), worker_run);
-	st->ns_relocs = now_ns() - t0;
 	st->relsecs = nrels;
 	st->relocs = total;
-	st->threads = nw;
-	ret = report_bad(im, w, nw);
-	if (!ret)
-		*cand = gather(w, nw, st, n, sorted);
-	for (i = 0; i < (size_t)nw; i++)
-		free(w[i].out);
-	free(w);
+	if (extras()->relocscan_threads) {
+		ret = extras()->relocscan_threads(im, o, is_mcount, rels, nrels,
+						  st, cand, n, sorted);
+		goto out_time;
+	}
+	/* one worker, a chunk per section */
+	chunks = xcalloc(nrels ? nrels : 1, sizeof(*chunks));
+	for (i = 0; i < nrels; i++)
+		reloc_chunk_init(&chunks[i], im, &rels[i], 0, rels[i].count);
+	reloc_workers_init(&w, 1, im, is_mcount);
+	w.chunks = chunks;
+	w.nchunks = nrels;
+	reloc_worker_run(&w);
+	st->threads = 1;
+	st->refs = w.refs;
+	st->calls = w.calls;
+	ret = reloc_report_bad(im, &w, 1);
+	if (!ret) {
+		*cand = w.out ? w.out : xmalloc(sizeof(**cand));
+		*n = w.n;
+		*sorted = !w.unsorted;
+	} else {
+		free(w.out);
+	}
 	free(chunks);
+out_time:
+	st->ns_relocs = now_ns() - t0;
 out_free_rels:
 	free(rels);
 	return ret;

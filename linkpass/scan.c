@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whole-image scans, each as its passes in order: the symbol pass
- * (symbols.c), then the sites, from the relocation workers
- * (relocscan.c) or from the patchable list (pads.c), then filter and
- * sort (filter.c) and the stripped-objects check.
+ * Whole-image scans, each as its passes in order: symbols, candidate
+ * sites, filter and sort, and the full tool's stripped-objects check.
  */
 #include "scan.h"
 
@@ -12,10 +10,8 @@
 #include <string.h>
 
 #include "anchor.h"
-#include "entries.h"
 #include "filter.h"
 #include "hooks.h"
-#include "pads.h"
 #include "patchable.h"
 #include "relocscan.h"
 #include "symbols.h"
@@ -23,34 +19,6 @@
 #include "util.h"
 
 const struct scan_want scan_explained = { .reasons = true };
-
-/*
- * Entry maps for the traced sections that code relocations apply to,
- * from the section headers alone (relocscan.c checks the rest); with
- * @pads (the patchable list's sites) for every traced code section,
- * the bytes each function covers marked too.
- */
-static void init_entry_set(const struct image *im, const uint8_t *traced,
-			   bool pads, struct entry_set *e)
-{
-	uint8_t *want = xcalloc(im->nsecs ? im->nsecs : 1, 1);
-	const struct section *t;
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		if (pads)
-			t = &im->secs[i];
-		else if (image_is_code_relocs(im, &im->secs[i]))
-			t = &im->secs[im->secs[i].sh.sh_info];
-		else
-			continue;
-		/* sh_size of anything but NOBITS lies inside the file */
-		want[t->idx] = traced[t->idx] && t->sh.sh_type != SHT_NOBITS &&
-			       (t->sh.sh_flags & SHF_EXECINSTR);
-	}
-	entries_init(e, im, want, pads);
-	free(want);
-}
 
 /* What one scan holds while it runs (scan_run_free()). */
 struct scan_run {
@@ -60,17 +28,12 @@ struct scan_run {
 	bool pads;		/* the sites are the patchable list's */
 	uint8_t *traced;	/* by section: does the policy trace it? */
 	uint8_t *is_mcount;	/* by symbol: enum mcount_kind */
-	bool fast;		/* no reasons wanted: the entry set, not funcs */
-	struct entry_set e;
-	struct site *cand;	/* the relocations' candidate sites */
-	size_t ncand;
-	bool cand_sorted;
+	struct entry_set *e;	/* the full tool's (hooks.h), or NULL */
 };
 
 /*
- * The mcount symbols, and in the same pass the entry set (unless every
- * drop is to be explained: then the sorted function index), the anchor
- * candidates and the table's bounds.
+ * The mcount symbols, and in the same pass the anchor candidates, the
+ * table's bounds and the entry set; without one, the sorted index.
  */
 static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 {
@@ -82,11 +45,9 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 	if (want->reasons && image_symbols(im) < 0)
 		return -1;
 	s->traced = traced_sections(im, s->o);
-	s->fast = !want->reasons;
-	if (s->fast) {
-		init_entry_set(im, s->traced, s->pads, &s->e);
-		p.e = &s->e;
-	}
+	if (!want->reasons && extras()->entry_set)
+		s->e = extras()->entry_set(im, s->traced, s->pads);
+	p.e = s->e;
 	if (want->anchors) {
 		r->anchors = xmalloc(sizeof(*r->anchors));
 		anchor_cands_init(r->anchors, im);
@@ -99,14 +60,13 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 		return -1;
 	if (want->bounds)
 		want->bounds->looked = true;
-	/* with reasons: the sorted function index, for filter.c's judge() */
-	if (!s->fast) {
+	if (!s->e) {
 		if (image_symbols(im) < 0)
 			return -1;
 		funcs_build(im, &r->funcs);
 	}
 	r->stats.ns_symbols = now_ns() - t0;
-	/* peak memory: the symbols are read; keep only what is needed */
+	/* peak memory: keep only what is needed of the symbols */
 	if (p.anchors)
 		anchor_cands_hold(p.anchors, im);
 	image_release_globals(im);
@@ -117,8 +77,8 @@ static void scan_run_free(struct scan_run *s)
 {
 	free(s->is_mcount);
 	free(s->traced);
-	if (s->fast)
-		entries_free(&s->e);
+	if (s->e)
+		extras()->entry_set_free(s->e);
 }
 
 /* An empty result, for an image that has symbols to scan. */
@@ -135,35 +95,31 @@ int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
 	struct scan_run s = { .im = im, .o = o, .r = r };
+	struct site *cand;
+	size_t ncand;
+	bool sorted;
 	int ret = -1;
 
-	/* open: an image with symbols, an empty result */
 	if (scan_open(im, r) < 0)
 		return -1;
-	/* the symbol pass: mcount symbols, entry set, anchors, bounds */
 	if (symbols_phase(&s, want) < 0)
 		goto out_free;
-	/* the sites: every reference to an mcount symbol in the relocations */
-	if (relocscan_sites(im, o, s.is_mcount, &r->stats, &s.cand, &s.ncand,
-			    &s.cand_sorted) < 0)
+	if (relocscan_sites(im, o, s.is_mcount, &r->stats, &cand, &ncand,
+			    &sorted) < 0)
 		goto out_free;
-	/* filter and sort: calls at live functions' entries, traced sections */
 	r->stats.ns_filter = now_ns();
-	if (filter_sites(im, s.traced, s.fast ? &s.e : NULL, s.cand, s.ncand,
-			 s.cand_sorted, o->threads, r) < 0)
+	if (filter_sites(im, s.traced, s.e, cand, ncand, sorted, o->threads,
+			 r) < 0)
 		goto out_free;
 	r->stats.ns_filter = now_ns() - r->stats.ns_filter;
 	/*
-	 * Never drop a live site silently: with local symbols discarded
-	 * from the image, or from objects before the link, a static
-	 * function looks like dead code.  The full tool's (stripped.c):
-	 * the kernel keeps every local symbol, for kallsyms.
+	 * Never drop a live site silently: without local symbols a static
+	 * function looks like dead code.  The kernel keeps them all.
 	 */
 	if (extras()->stripped_start &&
 	    extras()->stripped_start(im, r, want->stripped_later ?
 				     o->threads : 1, &r->stripped) < 0)
 		goto out_free;
-	/* the result, ready to write (or the check still running) */
 	ret = want->stripped_later ? 0 : scan_finish(r);
 out_free:
 	scan_run_free(&s);
@@ -172,33 +128,77 @@ out_free:
 	return ret;
 }
 
+/* --patchable-entries, every entry judged with its reason */
+static int scan_list(struct image *im, const struct scan_opts *o,
+		     struct scan_result *r)
+{
+	const struct func *fn;
+	const struct site *s;
+	uint8_t *traced;
+	struct site *cand;
+	uint64_t t0 = now_ns();
+	size_t n, i;
+	int ret;
+
+	if (scan_open(im, r) < 0)
+		return -1;
+	ret = patchable_read(im, &cand, &n);
+	if (ret)
+		return ret > 0 ? 0 : -1;
+	patchable_stats(&r->stats, n);
+	r->stats.ns_relocs = now_ns() - t0;
+	t0 = now_ns();
+	traced = traced_sections(im, o);
+	ret = filter_sites(im, traced, NULL, cand, n, false, 1, r);
+	free(traced);
+	if (ret < 0)
+		goto out_free;
+	r->stats.ns_filter = now_ns() - t0;
+	for (i = 0; o->pad_n && i < r->nkept; i++) {
+		s = &r->kept[i];
+		fn = funcs_lookup(&r->funcs, s->shndx, s->addr, NULL);
+		if (!fn)
+			fn = pad_before_entry(im, &r->funcs, &im->secs[s->shndx],
+					      s->addr, NULL);
+		if (!pad_fits(im, o, &im->secs[s->shndx], fn, s->addr)) {
+			lp_error(im->path, im->secs[s->shndx].name,
+				 "entry 0x%llx of %s does not start a pad of %u nops with %u before the entry (--patchable-entries=%u,%u): the code was compiled with another -fpatchable-function-entry",
+				 (unsigned long long)s->addr, fn->sym->name,
+				 o->pad_n, o->pad_m, o->pad_n, o->pad_m);
+			goto out_free;
+		}
+	}
+	if (!im->nlocal_funcs && r->stats.verdicts[DROP_NO_FUNC]) {
+		lp_error(im->path, im->symtab->name,
+			 "no local function symbols (discarded by ld -x/--discard-all or strip -x?), so %zu patchable entries lie in no function symbol and static functions cannot be told from dead code; link keeping local symbols",
+			 r->stats.verdicts[DROP_NO_FUNC]);
+		goto out_free;
+	}
+	return 0;
+out_free:
+	scan_result_free(r);
+	return -1;
+}
+
 int scan_pads(struct image *im, const struct scan_opts *o,
 	      const struct scan_want *want, struct scan_result *r)
 {
 	struct scan_run s = { .im = im, .o = o, .r = r, .pads = true };
 	int ret = -1;
 
-	/* open: an image with symbols, an empty result */
 	if (scan_open(im, r) < 0)
 		return -1;
-	/*
-	 * Drop reasons wanted, an object, or a list that cannot be read
-	 * in place: patchable.c judges every entry, with its reason.
-	 */
+	/* patchable.c judges every entry, with its reason */
 	if (want->reasons || im->ehdr.e_type == ET_REL ||
-	    !patchable_candidates_ok(im))
-		return patchable_scan(im, o, r);
-	/* the symbol pass: entry set and covered bytes, anchors, bounds */
-	if (symbols_phase(&s, want) < 0)
-		goto out_free;
-	/* the sites: the listed pads at live functions' entries */
-	ret = pad_sites(im, o, s.traced, &s.e, r);
-out_free:
+	    !extras()->pad_sites)
+		return scan_list(im, o, r);
+	/* the full tool's entry set, and patchable.c for what it cannot tell */
+	if (symbols_phase(&s, want) == 0)
+		ret = extras()->pad_sites(im, o, s.traced, s.e, r);
 	scan_run_free(&s);
 	if (ret)
-		scan_result_free(r);	/* callers free only a result */
-	/* what the entry set cannot tell: patchable.c, saying why */
-	return ret > 0 ? patchable_scan(im, o, r) : ret;
+		scan_result_free(r);
+	return ret > 0 ? scan_list(im, o, r) : ret;
 }
 
 int scan_finish(struct scan_result *r)

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The whole-image scans (site.h has what they give), one per source
- * of sites, which find_sites() chooses: every call to the mcount
- * symbol in the relocations kept by -q, or the compiler's
- * __patchable_function_entries list; of those, the ones at the entry
- * of a live function in a traced section.
+ * of sites: the calls to the mcount symbols in the relocations kept by
+ * -q, or the compiler's __patchable_function_entries list.
  */
 #ifndef LINKPASS_SCAN_H
 #define LINKPASS_SCAN_H
@@ -13,25 +11,17 @@
 
 struct table_bounds;
 
-/* What a scan must do besides finding the kept sites: its caller's say. */
+/* What a scan must do besides finding the kept sites. */
 struct scan_want {
 	/*
-	 * Judge every dropped site (r->dropped, the drop counts) and keep
-	 * the sorted function index (r->funcs).  Off, the scan decides
-	 * the kept sites alone, by a hash set of function entries, and
-	 * r->dropped stays empty: the same table for a fraction of the
-	 * work.
+	 * Judge every dropped site (r->dropped) with the sorted function
+	 * index (r->funcs).  The kernel's set always does; the full tool
+	 * without it decides the kept sites by its entry set (hooks.h).
 	 */
 	bool reasons;
-	/* Also find each section's anchor candidate (r->anchors). */
-	bool anchors;
-	/* Also look up the table's bound symbols (check), or NULL. */
-	struct table_bounds *bounds;
-	/*
-	 * Leave the stripped-objects check (stripped.h) running, on a thread
-	 * of its own where that pays: the caller goes on (writes the
-	 * table) and must call scan_finish() before it trusts the result.
-	 */
+	bool anchors;			/* also r->anchors */
+	struct table_bounds *bounds;	/* also the table's bounds, or NULL */
+	/* return with the stripped-objects check still running */
 	bool stripped_later;
 };
 
@@ -41,20 +31,14 @@ extern const struct scan_want scan_explained;
 /* The calls to the mcount symbols: 0, or -1 after an error line. */
 int scan_image(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r);
-/*
- * --patchable-entries: the listed pads, as scan_image() gives its
- * calls.  The entry set judges what it can; patchable_scan() the
- * rest, and every entry when @want asks for drop reasons.
- */
+/* --patchable-entries: the listed pads, as scan_image() gives its calls. */
 int scan_pads(struct image *im, const struct scan_opts *o,
 	      const struct scan_want *want, struct scan_result *r);
 /*
- * After scan_image() with scan_want.stripped_later: wait for the
- * stripped-objects check; 0 when the result stands, or -1 after its
- * error line.  Without stripped_later, 0 at once.
+ * After scan_want.stripped_later: wait for the stripped-objects check;
+ * 0 when the result stands, or -1 after its error line.
  */
 int scan_finish(struct scan_result *r);
-/* Any scan_result, whoever filled it. */
 void scan_result_free(struct scan_result *r);
 
 #endif

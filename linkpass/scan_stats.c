@@ -10,6 +10,17 @@
 #include "options.h"
 #include "util.h"
 
+/* The verdicts' names, short. */
+static const char *const verdict_short[NR_VERDICTS] = {
+	[SITE_KEPT] = "kept",
+	[DROP_NOT_CALL] = "not a call",
+	[DROP_UNTRACED] = "untraced section",
+	[DROP_DEAD_BODY] = "dead body (overridden weak)",
+	[DROP_NO_FUNC] = "no function symbol",
+	[DROP_NOT_ENTRY] = "not at entry",
+	[DROP_DUPLICATE] = "duplicate",
+};
+
 static double ms(uint64_t ns)
 {
 	return (double)ns / 1e6;

@@ -17,16 +17,6 @@ const char *const verdict_name[NR_VERDICTS] = {
 	[DROP_DUPLICATE] = "duplicate relocation for one site",
 };
 
-const char *const verdict_short[NR_VERDICTS] = {
-	[SITE_KEPT] = "kept",
-	[DROP_NOT_CALL] = "not a call",
-	[DROP_UNTRACED] = "untraced section",
-	[DROP_DEAD_BODY] = "dead body (overridden weak)",
-	[DROP_NO_FUNC] = "no function symbol",
-	[DROP_NOT_ENTRY] = "not at entry",
-	[DROP_DUPLICATE] = "duplicate",
-};
-
 void scan_opts_init(struct scan_opts *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A site, and what finding the sites of an image takes and gives.  The
- * sites come from three places, each filling a struct scan_result the
- * same way (find.h picks one): the calls to the mcount symbol that the
- * kept relocations show (scan.c), the compiler's own list of
- * -fpatchable-function-entry pads (patchable.c), and, without
- * relocations, the bytes at each function's entry (audit.c).  Every
- * candidate gets a verdict; what is dropped is kept too, with its
- * reason, so --stats can count it and check can explain stale entries.
+ * A site, and what finding the sites of an image takes and gives
+ * (find.h).  Every candidate gets a verdict; a dropped one is kept too,
+ * with its reason, so that check can explain stale entries.
  */
 #ifndef LINKPASS_SITE_H
 #define LINKPASS_SITE_H
@@ -20,18 +15,15 @@ enum site_verdict {
 	SITE_KEPT,
 	DROP_NOT_CALL,		/* data or address reference to mcount */
 	DROP_UNTRACED,		/* in a section the policy does not trace */
-	DROP_DEAD_BODY,		/* a function body without a symbol:
-				 * an overridden weak function
-				 */
+	DROP_DEAD_BODY,		/* an overridden weak function's body */
 	DROP_NO_FUNC,		/* other code that no function covers */
 	DROP_NOT_ENTRY,		/* not at the function's entry */
 	DROP_DUPLICATE,		/* a second relocation for one site */
 	NR_VERDICTS,
 };
 
-/* Long form for check and sites output, short form for --stats. */
+/* For check and sites output. */
 extern const char *const verdict_name[NR_VERDICTS];
-extern const char *const verdict_short[NR_VERDICTS];
 
 /*
  * A table entry or a site as check and nop compare them: in a linked
@@ -47,9 +39,7 @@ struct place {
 int cmp_place(const void *a, const void *b);
 
 struct site {
-	uint64_t addr;		/* start of the call instruction; in an
-				 * object file, its section offset
-				 */
+	uint64_t addr;		/* the call's start (object: section offset) */
 	uint32_t shndx;		/* section holding it */
 	uint8_t form;		/* enum call_form; CALL_NONE if not a call */
 	uint8_t verdict;	/* enum site_verdict */
@@ -72,19 +62,8 @@ struct scan_opts {
 	const char **mcount_syms;	/* NULL-terminated */
 	struct policy policy;
 	int threads;			/* 0: one per online CPU, max 8 */
-	/*
-	 * Sites are the entries of the compiler's
-	 * __patchable_function_entries list, not mcount calls
-	 * (patchable.c).
-	 */
-	bool patchable;
-	/*
-	 * With patchable, the pad's geometry when given
-	 * (--patchable-entries=N,M: N nops, M of them before the entry;
-	 * pad_n 0: not given).  Each kept entry must then lie where it
-	 * puts the pad's first nop, and the byte-level audit looks for
-	 * exactly such pads.
-	 */
+	bool patchable;			/* --patchable-entries */
+	/* its N,M: N nops, M before the entry (pad_n 0: not given) */
 	unsigned int pad_n, pad_m;
 };
 
@@ -112,16 +91,12 @@ struct scan_result {
 	size_t ndropped;
 	struct funcs funcs;	/* empty unless explained */
 	bool explained;		/* the scan ran with reasons on */
-	/*
-	 * Without reasons: the entry-style calls in traced sections at
-	 * no function entry, their reason not worked out (stripped.c).
-	 */
+	/* without reasons: entry-style calls at no entry (stripped.c) */
 	struct site *unentered;
 	size_t nunentered, capunentered;
-	/* with scan_want.anchors: the anchor candidates (anchor.h) */
-	struct anchor_cands *anchors;
+	struct anchor_cands *anchors;	/* with scan_want.anchors */
 	struct scan_stats stats;
-	struct stripped_check *stripped; /* with scan_want.stripped_later, or NULL */
+	struct stripped_check *stripped; /* scan_want.stripped_later's */
 };
 
 void scan_opts_init(struct scan_opts *o);

@@ -1,35 +1,56 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scan's symbol pass (symbols.c): one pass over the symbols, read
- * in place, that marks the mcount symbols and, when asked, fills the
- * entry set, gathers the anchor candidates and finds the table's
- * bounds, so that the symbol table, the biggest input after the
- * relocations, is read once.
+ * The scan's symbol pass: the mcount symbols, the anchor candidates and
+ * the table's bounds (the full tool's, fastsyms.c: its entry set too).
  */
 #ifndef LINKPASS_SYMBOLS_H
 #define LINKPASS_SYMBOLS_H
 
+#include "anchor.h"
+#include "compiler.h"
 #include "image.h"
+#include "mcount.h"
+#include "namefilter.h"
 #include "site.h"
+#include "table_read.h"
 
-struct anchor_cands;
 struct entry_set;
-struct table_bounds;
 
-/* What the symbol pass finds; see symbol_pass(). */
 struct sym_pass {
 	uint8_t *is_mcount;		/* by symbol index */
-	struct entry_set *e;		/* or NULL */
+	struct entry_set *e;		/* the full tool's, or NULL */
 	struct anchor_cands *anchors;	/* or NULL */
 	struct table_bounds *bounds;	/* or NULL */
 	size_t nlocal_funcs;
 };
 
+/* The names the pass looks for: mcount symbols 1, anchors 2, bounds 4. */
+void sym_pass_names(const struct image *im, const struct scan_opts *o,
+		    const struct sym_pass *p, struct namefilter *nf);
+
+/* The pass's work on symbol @i, @s (decoded, or read in place). */
+static __always_inline void
+sym_pass_one(const struct image *im, const struct scan_opts *o,
+	     struct sym_pass *p, const struct namefilter *nf,
+	     const struct symbol *s, size_t i)
+{
+	uint8_t f = namefilter_test(nf, s->name);
+
+	if (__builtin_expect(f != 0, 0)) {
+		if (f & 1)
+			p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
+		if ((f & 2) && s->shndx != SHN_UNDEF)
+			anchor_cands_named(p->anchors, s, (uint32_t)i);
+		if ((f & 4) && s->shndx != SHN_UNDEF)
+			table_bounds_match(p->bounds, s);
+	}
+	if (p->anchors && s->shndx != SHN_UNDEF && s->shndx < im->nsecs)
+		anchor_cands_consider(p->anchors, im, s, (uint32_t)i);
+}
+
 /*
- * The symbol pass, on the symbols in place when they are not decoded
- * yet; an unusual one (SHN_XINDEX, or a bad one to report) makes it
- * decode them all and start again.  Sets im->nlocal_funcs.  -1 when
- * the symbols cannot be decoded (reported).
+ * The pass over the decoded symbols (image_symbols()), or the full
+ * tool's (hooks.h); -1 when the symbols cannot be decoded (reported).
  */
 int run_symbol_pass(struct image *im, const struct scan_opts *o,
 		    struct sym_pass *p);
