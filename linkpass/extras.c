@@ -163,4 +163,8 @@ const struct extras extras_table = {
 	.table_write_asm = table_write_asm,
 	.scan_stats = scan_print_stats,
 	.usage_note = USAGE_NOTE,
+	.huge_hint = huge_hint,
+	.heap_for_input = heap_for_input,
+	.run_jobs = run_jobs_threads,
+	.release_globals = image_release_globals_pages,
 };

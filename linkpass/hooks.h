@@ -86,6 +86,14 @@ struct extras {
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
 			   const uint64_t *ns);
+	/* memory for big inputs (heap.c): huge pages, a reused heap */
+	void (*huge_hint)(void *p, size_t size);
+	void (*heap_for_input)(uint64_t bytes);
+	/* image_release_globals() (release.c) */
+	void (*release_globals)(const struct image *im);
+	/* run_jobs() on threads (jobs.c) */
+	void (*run_jobs)(void *jobs, size_t n, size_t size,
+			 void *(*fn)(void *));
 };
 
 extern const struct extras extras_table __weak;
