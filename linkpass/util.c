@@ -48,41 +48,35 @@ int lp_elf_error(const char *file, const char *place, const char *what)
 	return lp_error(file, place, "%s: %s", what, elf_errmsg(-1));
 }
 
-/* The full tool asks for huge pages on big blocks (hooks.h). */
-static void *hint(void *p, size_t size)
+/* A new block, or exit; the full tool asks for huge pages (hooks.h). */
+static void *got(void *p, size_t size)
 {
-	if (p && extras()->huge_hint)
+	if (!p)
+		oom(size);
+	if (extras()->huge_hint)
 		extras()->huge_hint(p, size);
 	return p;
 }
 
 void *xmalloc(size_t size)
 {
-	void *p = hint(malloc(size ? size : 1), size);
-
-	return p ? p : oom(size);
+	return got(malloc(size ? size : 1), size);
 }
 
+/* calloc fails on overflow, so n * size is exact when it matters */
 void *xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	/* calloc fails on overflow, so n * size is exact here */
-	return p ? hint(p, n * size) : oom(n * size);
+	return got(calloc(n ? n : 1, size ? size : 1), n * size);
 }
 
 void *xrealloc(void *p, size_t size)
 {
-	void *q = hint(realloc(p, size ? size : 1), size);
-
-	return q ? q : oom(size);
+	return got(realloc(p, size ? size : 1), size);
 }
 
 char *xstrdup(const char *s)
 {
-	char *p = strdup(s);
-
-	return p ? p : oom(strlen(s) + 1);
+	return got(strdup(s), strlen(s) + 1);
 }
 
 uint64_t now_ns(void)
@@ -114,6 +108,17 @@ static int replace_target(const char *tmp, const char *target)
 	return rename(tmp, target);
 }
 
+/* Forget a closed output's names. */
+static void out_free(struct outfile *o)
+{
+	if (o->tmp != o->target)
+		free(o->tmp);
+	free(o->target);
+	o->tmp = NULL;
+	o->target = NULL;
+	o->fd = -1;
+}
+
 int out_open(struct outfile *o, const char *target)
 {
 	struct stat st;
@@ -126,27 +131,23 @@ int out_open(struct outfile *o, const char *target)
 	if (o->direct) {
 		o->tmp = o->target;
 		o->fd = open(target, O_WRONLY | O_CLOEXEC);
-		if (o->fd >= 0)
-			return 0;
-		lp_error(target, "open", "%s", strerror(errno));
-		free(o->target);
-		o->tmp = NULL;
-		o->target = NULL;
-		return -1;
+		if (o->fd < 0)
+			lp_error(target, "open", "%s", strerror(errno));
+	} else {
+		o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
+		sprintf(o->tmp, "%s.tmpXXXXXX", target);
+		o->fd = mkstemp(o->tmp);
+		if (o->fd < 0)
+			lp_error(target, o->tmp, "cannot create the temp file: %s",
+				 strerror(errno));
 	}
-	o->tmp = xmalloc(strlen(target) + sizeof(".tmpXXXXXX"));
-	sprintf(o->tmp, "%s.tmpXXXXXX", target);
-	o->fd = mkstemp(o->tmp);
 	if (o->fd < 0) {
-		lp_error(target, o->tmp, "cannot create the temp file: %s",
-			 strerror(errno));
-		free(o->tmp);
-		free(o->target);
-		o->tmp = NULL;
-		o->target = NULL;
+		out_free(o);
 		return -1;
 	}
-	/* mkstemp makes 0600; give the file the mode a plain create would. */
+	if (o->direct)
+		return 0;
+	/* mkstemp makes 0600; give the file the mode a plain create would */
 	mask = umask(0);
 	umask(mask);
 	fchmod(o->fd, 0666 & ~mask);
@@ -161,22 +162,12 @@ int out_commit(struct outfile *o)
 		ret = lp_error(o->target, o->tmp, "fsync: %s", strerror(errno));
 	if (close(o->fd) < 0 && !ret)
 		ret = lp_error(o->target, o->tmp, "close: %s", strerror(errno));
-	o->fd = -1;
-	if (o->direct) {
-		free(o->target);
-		o->tmp = NULL;
-		o->target = NULL;
-		return ret;
-	}
-	if (!ret && replace_target(o->tmp, o->target) < 0)
+	if (!o->direct && !ret && replace_target(o->tmp, o->target) < 0)
 		ret = lp_error(o->target, o->tmp, "cannot rename over the target: %s",
 			       strerror(errno));
-	if (ret)
+	if (!o->direct && ret)
 		unlink(o->tmp);
-	free(o->tmp);
-	free(o->target);
-	o->tmp = NULL;
-	o->target = NULL;
+	out_free(o);
 	return ret;
 }
 
@@ -186,14 +177,9 @@ void out_abort(struct outfile *o)
 		return;
 	if (o->fd >= 0)
 		close(o->fd);
-	if (!o->direct) {
+	if (!o->direct)
 		unlink(o->tmp);
-		free(o->tmp);
-	}
-	free(o->target);
-	o->tmp = NULL;
-	o->target = NULL;
-	o->fd = -1;
+	out_free(o);
 }
 
 void one_line(char *s)
