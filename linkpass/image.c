@@ -73,6 +73,7 @@ static int check_header(struct image *im, enum image_kind kind)
 	const char *p = im->path;
 	uint8_t cls, data;
 	char names[64];
+	bool linked;
 
 	if (elf_kind(im->elf) != ELF_K_ELF)
 		return lp_error(p, "ELF header", "not an ELF file");
@@ -90,13 +91,12 @@ static int check_header(struct image *im, enum image_kind kind)
 				"unsupported machine %u with ELF class %u (supported: %s)",
 				im->ehdr.e_machine, cls,
 				arch_names(names, sizeof(names)));
-	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
-	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
+	linked = im->ehdr.e_type == ET_EXEC || im->ehdr.e_type == ET_DYN;
+	if (kind == IMAGE_ANY && !linked && im->ehdr.e_type != ET_REL)
 		return lp_error(p, "ELF header",
 				"e_type %u is neither a linked image (ET_EXEC, ET_DYN) nor a relocatable object (ET_REL)",
 				im->ehdr.e_type);
-	if (kind == IMAGE_LINKED && im->ehdr.e_type != ET_EXEC &&
-	    im->ehdr.e_type != ET_DYN)
+	if (kind == IMAGE_LINKED && !linked)
 		return lp_error(p, "ELF header",
 				"e_type %u is not a linked image (ET_EXEC or ET_DYN)%s",
 				im->ehdr.e_type,
@@ -329,20 +329,13 @@ const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s)
 	return section_bytes(im, s, false);
 }
 
-/* "<symtab> entry <i>", the place of a bad symbol in messages. */
-static const char *symbol_place(char *buf, size_t len, const struct image *im,
-				size_t i)
+/* The one symbol table: its header, links and string table checked. */
+static int read_symtab(struct image *im)
 {
-	snprintf(buf, len, "%s entry %zu", im->symtab->name, i);
-	return buf;
-}
-
-/* Find the one symbol table and check its header and links. */
-static int find_symtab(struct image *im, size_t *entsize)
-{
+	struct section *st, *shndx_sec = NULL;
+	struct sym_input *in = &im->symin;
 	const char *p = im->path;
-	struct section *st;
-	size_t i;
+	size_t i, entsize;
 
 	for (i = 1; i < im->nsecs; i++) {
 		if (im->secs[i].sh.sh_type != SHT_SYMTAB)
@@ -355,11 +348,11 @@ static int find_symtab(struct image *im, size_t *entsize)
 	st = im->symtab;
 	if (!st)
 		return 0;
-	*entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (st->sh.sh_entsize != *entsize)
+	entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (st->sh.sh_entsize != entsize)
 		return lp_error(p, st->name, "sh_entsize %llu, expected %zu",
-				(unsigned long long)st->sh.sh_entsize, *entsize);
-	if (st->sh.sh_size % *entsize)
+				(unsigned long long)st->sh.sh_entsize, entsize);
+	if (st->sh.sh_size % entsize)
 		return lp_error(p, st->name,
 				"size 0x%llx is not a multiple of the entry size",
 				(unsigned long long)st->sh.sh_size);
@@ -372,24 +365,13 @@ static int find_symtab(struct image *im, size_t *entsize)
 	    st->sh.sh_flags & SHF_COMPRESSED)
 		return lp_error(p, st->name,
 				"symbol table is compressed (SHF_COMPRESSED)");
-	return 0;
-}
-
-static int load_sym_input(struct image *im, size_t entsize,
-			  struct sym_input *in)
-{
-	const char *p = im->path;
-	struct section *shndx_sec = NULL;
-	size_t i;
-
 	for (i = 1; i < im->nsecs; i++)
 		if (im->secs[i].sh.sh_type == SHT_SYMTAB_SHNDX &&
-		    im->secs[i].sh.sh_link == im->symtab->idx)
+		    im->secs[i].sh.sh_link == st->idx)
 			shndx_sec = &im->secs[i];
-	memset(in, 0, sizeof(*in));
 	in->is64 = entsize == sizeof(Elf64_Sym);
-	in->n = im->symtab->sh.sh_size / entsize;
-	in->syms = image_section_bytes(im, im->symtab);
+	in->n = st->sh.sh_size / entsize;
+	in->syms = image_section_bytes(im, st);
 	in->strs = (const char *)image_section_bytes(im, im->strtab);
 	if (!in->syms || !in->strs)
 		return -1;
@@ -402,8 +384,7 @@ static int load_sym_input(struct image *im, size_t entsize,
 		return 0;
 	if (shndx_sec->sh.sh_size < in->n * sizeof(Elf32_Word))
 		return lp_error(p, shndx_sec->name,
-				"holds fewer entries than %s (%zu)",
-				im->symtab->name, in->n);
+				"holds fewer entries than %s (%zu)", st->name, in->n);
 	in->xndx = image_section_bytes(im, shndx_sec);
 	return in->xndx ? 0 : -1;
 }
@@ -420,8 +401,9 @@ static __always_inline int check_symbol(struct image *im,
 		s->name = in->strs + name;	/* the common case */
 		return 0;
 	}
+	snprintf(place, sizeof(place), "%s entry %zu", im->symtab->name, i);
 	if (name >= in->nstrs)
-		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+		return lp_error(im->path, place,
 				"st_name %u out of range (string table of %llu bytes)",
 				name, (unsigned long long)in->nstrs);
 	s->name = in->strs + name;
@@ -433,7 +415,7 @@ static __always_inline int check_symbol(struct image *im,
 		s->shndx = x;
 	}
 	if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
-		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+		return lp_error(im->path, place,
 				"symbol '%s' has section index %u out of range (%zu sections)",
 				s->name, s->shndx, im->nsecs);
 	return 0;
@@ -459,18 +441,6 @@ decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 		im->nlocal_funcs += s->type == STT_FUNC && s->bind == STB_LOCAL;
 	}
 	return 0;
-}
-
-/* Find and check the symbol table; its entries are decoded later. */
-static int read_symtab(struct image *im)
-{
-	size_t entsize = 0;
-
-	if (find_symtab(im, &entsize) < 0)
-		return -1;
-	if (!im->symtab)
-		return 0;
-	return load_sym_input(im, entsize, &im->symin);
 }
 
 int image_symbols(struct image *im)
