@@ -10,7 +10,7 @@
 
 #include "mcount-table.h"
 
-size_t strbuf_add(struct strbuf *b, const char *s)
+static size_t strbuf_add(struct strbuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1, at = b->len;
 
@@ -23,7 +23,7 @@ size_t strbuf_add(struct strbuf *b, const char *s)
 	return at;
 }
 
-void strbuf_free(struct strbuf *b)
+static void strbuf_free(struct strbuf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
@@ -303,16 +303,11 @@ static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 	}
 }
 
+/* GElf_Shdr is Elf64_Shdr */
 static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 {
 	if (is64(w)) {
-		Elf64_Shdr s = {
-			g->sh_name, g->sh_type, g->sh_flags, g->sh_addr,
-			g->sh_offset, g->sh_size, g->sh_link, g->sh_info,
-			g->sh_addralign, g->sh_entsize,
-		};
-
-		memcpy(out, &s, sizeof(s));
+		memcpy(out, g, sizeof(*g));
 	} else {
 		Elf32_Shdr s = {
 			g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags,
@@ -403,31 +398,25 @@ static int commit_new(struct elfw *w)
 
 int elfw_commit(struct elfw *w)
 {
-	int ret;
+	int ret = 0;
 
-	if (w->patching) {
-		ret = 0;	/* every byte is in place already */
-	} else if (w->elf) {
+	if (w->elf) {
 		/*
 		 * Mark the whole file dirty: libelf 0.188 otherwise may write
 		 * the section headers from the array it read, sized for the
 		 * old count, past its end (found by fuzz/fuzz_obj.c).
 		 */
 		elf_flagelf(w->elf, ELF_C_SET, ELF_F_DIRTY);
-		ret = elf_update(w->elf, ELF_C_WRITE) < 0 ?
-		      lp_elf_error(w->path, MCOUNT_SECTION,
-				   "cannot write the object") : 0;
-	} else {
+		if (elf_update(w->elf, ELF_C_WRITE) < 0)
+			ret = lp_elf_error(w->path, MCOUNT_SECTION,
+					   "cannot write the object");
+		elf_end(w->elf);
+		w->elf = NULL;
+	} else if (!w->patching) {	/* a patched copy is complete */
 		ret = commit_new(w);
 	}
-	if (ret) {
-		elfw_abort(w);
-		return -1;
-	}
-	if (w->elf)
-		elf_end(w->elf);
-	w->elf = NULL;
-	ret = out_commit(&w->of);
+	if (!ret)
+		ret = out_commit(&w->of);
 	elfw_abort(w);		/* frees the rest */
 	return ret;
 }

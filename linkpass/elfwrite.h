@@ -36,9 +36,6 @@ struct strbuf {
 	size_t len, cap;
 };
 
-size_t strbuf_add(struct strbuf *b, const char *s);
-void strbuf_free(struct strbuf *b);
-
 /* Make entries [@first, @first + @n) of a filled section at @out. */
 typedef void elfw_fill_fn(void *ctx, size_t first, size_t n, void *out);
 
