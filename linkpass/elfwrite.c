@@ -269,41 +269,36 @@ static uint64_t layout(struct elfw *w)
 	return align_up(off, is64(w) ? 8 : 4);
 }
 
+/* The headers: a 64-bit one is the GElf one, a 32-bit one narrowed. */
 static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 {
-	unsigned char ident[EI_NIDENT] = {
-		ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, w->arch->elfclass,
-		ELFDATA2LSB, EV_CURRENT, w->osabi,
+	GElf_Ehdr e = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3,
+			     w->arch->elfclass, ELFDATA2LSB, EV_CURRENT,
+			     w->osabi },
+		.e_type = ET_REL, .e_machine = w->arch->machine,
+		.e_version = EV_CURRENT, .e_shoff = shoff,
+		.e_flags = w->e_flags,
+		.e_ehsize = sizeof(Elf64_Ehdr), .e_shentsize = sizeof(Elf64_Shdr),
+		.e_shnum = (uint16_t)w->nsecs,
+		.e_shstrndx = (uint16_t)(w->nsecs - 1),
+	};
+	Elf32_Ehdr e32 = {
+		.e_type = e.e_type, .e_machine = e.e_machine,
+		.e_version = e.e_version, .e_shoff = (Elf32_Off)shoff,
+		.e_flags = e.e_flags,
+		.e_ehsize = sizeof(e32), .e_shentsize = sizeof(Elf32_Shdr),
+		.e_shnum = e.e_shnum, .e_shstrndx = e.e_shstrndx,
 	};
 
 	if (is64(w)) {
-		Elf64_Ehdr e = {
-			.e_type = ET_REL, .e_machine = w->arch->machine,
-			.e_version = EV_CURRENT, .e_shoff = shoff,
-			.e_flags = w->e_flags,
-			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf64_Shdr),
-			.e_shnum = (uint16_t)w->nsecs,
-			.e_shstrndx = (uint16_t)(w->nsecs - 1),
-		};
-
-		memcpy(e.e_ident, ident, EI_NIDENT);
 		memcpy(out, &e, sizeof(e));
-	} else {
-		Elf32_Ehdr e = {
-			.e_type = ET_REL, .e_machine = w->arch->machine,
-			.e_version = EV_CURRENT, .e_shoff = (Elf32_Off)shoff,
-			.e_flags = w->e_flags,
-			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf32_Shdr),
-			.e_shnum = (uint16_t)w->nsecs,
-			.e_shstrndx = (uint16_t)(w->nsecs - 1),
-		};
-
-		memcpy(e.e_ident, ident, EI_NIDENT);
-		memcpy(out, &e, sizeof(e));
+		return;
 	}
+	memcpy(e32.e_ident, e.e_ident, EI_NIDENT);
+	memcpy(out, &e32, sizeof(e32));
 }
 
-/* GElf_Shdr is Elf64_Shdr */
 static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 {
 	if (is64(w)) {

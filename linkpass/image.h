@@ -95,27 +95,23 @@ int image_symbols(struct image *im);
 static __always_inline uint32_t
 sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 {
-	Elf64_Sym e64;
+	Elf64_Sym e;	/* GElf_Sym: a 32-bit entry is widened into it */
 	Elf32_Sym e32;
 
 	if (is64) {
-		memcpy(&e64, syms + i * sizeof(e64), sizeof(e64));
-		s->value = e64.st_value;
-		s->size = e64.st_size;
-		s->shndx = e64.st_shndx;
-		s->type = ELF64_ST_TYPE(e64.st_info);
-		s->bind = ELF64_ST_BIND(e64.st_info);
-		s->vis = ELF64_ST_VISIBILITY(e64.st_other);
-		return e64.st_name;
+		memcpy(&e, syms + i * sizeof(e), sizeof(e));
+	} else {
+		memcpy(&e32, syms + i * sizeof(e32), sizeof(e32));
+		e = (Elf64_Sym){ e32.st_name, e32.st_info, e32.st_other,
+				 e32.st_shndx, e32.st_value, e32.st_size };
 	}
-	memcpy(&e32, syms + i * sizeof(e32), sizeof(e32));
-	s->value = e32.st_value;
-	s->size = e32.st_size;
-	s->shndx = e32.st_shndx;
-	s->type = ELF32_ST_TYPE(e32.st_info);
-	s->bind = ELF32_ST_BIND(e32.st_info);
-	s->vis = ELF32_ST_VISIBILITY(e32.st_other);
-	return e32.st_name;
+	s->value = e.st_value;
+	s->size = e.st_size;
+	s->shndx = e.st_shndx;
+	s->type = ELF64_ST_TYPE(e.st_info);
+	s->bind = ELF64_ST_BIND(e.st_info);
+	s->vis = ELF64_ST_VISIBILITY(e.st_other);
+	return e.st_name;
 }
 
 /*

@@ -65,12 +65,7 @@ static inline size_t reloc_entsize(enum reloc_layout l)
 	return (reloc_is64(l) ? 8 : 4) * (reloc_has_addend(l) ? 3 : 2);
 }
 
-/*
- * The one switch over relocation layouts: call @fn(layout, ...) with
- * the layout a compile-time constant in each case, so that an
- * always-inline @fn compiles into one loop per layout instead of
- * testing the layout at each entry.
- */
+/* The one switch over layouts: @fn(layout, ...), the layout a constant. */
 #define RELOC_DISPATCH(l, fn, ...)				\
 	do {							\
 		switch (l) {					\
