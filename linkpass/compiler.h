@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * compiler.h - the kernel's spelling of a few attributes and helpers,
- * for a host program built against the C library, as the kernel's
- * include/linux/compiler_attributes.h and tools/include/linux spell
- * them.  glibc's <sys/cdefs.h> defines __always_inline (linkpass needs
- * glibc anyway: renameat2, mallopt); the others are defined here when
- * the build does not provide them (a kernel tree's tools/include does).
+ * The kernel's spelling of a few attributes and helpers for a host
+ * program, unless the build provides them (tools/include does).
+ * __always_inline is glibc's <sys/cdefs.h>.
  */
 #ifndef LINKPASS_COMPILER_H
 #define LINKPASS_COMPILER_H
@@ -17,20 +14,15 @@
 #endif
 
 /*
- * printf-style format checking of the arguments from @b on, as the
- * kernel's __printf().  The attribute is spelled through a second
- * macro so that checkpatch, which asks for __printf() wherever it sees
- * the attribute written out, does not ask it of __printf() itself.
+ * As the kernel's __printf().  Spelled through a second macro: else
+ * checkpatch asks for __printf() in __printf() itself.
  */
 #ifndef __printf
 #define __lp_printf_format(a, b) __format__(printf, a, b)
 #define __printf(a, b) __attribute__((__lp_printf_format(a, b)))
 #endif
 
-/*
- * A weak symbol, as the kernel's __weak: hooks.h refers to the full
- * tool's table this way.  Spelled through a second macro, as __printf().
- */
+/* As the kernel's __weak (hooks.h); a second macro, as __printf(). */
 #ifndef __weak
 #define __lp_weak_attr __weak__
 #define __weak __attribute__((__lp_weak_attr))

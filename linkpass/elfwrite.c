@@ -5,14 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mcount-table.h"
 
-size_t strbuf_add(struct strbuf *b, const char *s)
+static size_t strbuf_add(struct strbuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1, at = b->len;
 
@@ -25,7 +23,7 @@ size_t strbuf_add(struct strbuf *b, const char *s)
 	return at;
 }
 
-void strbuf_free(struct strbuf *b)
+static void strbuf_free(struct strbuf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
@@ -55,6 +53,24 @@ int elfw_new(struct elfw *w, const char *path, const struct arch *arch,
 	return 0;
 }
 
+/* Write @n bytes at @buf to @fd whole, resuming after short writes. */
+static int write_all(int fd, const void *buf, size_t n, const char *path)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t wr = write(fd, p, n);
+
+		if (wr < 0 && errno == EINTR)
+			continue;
+		if (wr < 0)
+			return lp_error(path, "write", "%s", strerror(errno));
+		p += wr;
+		n -= (size_t)wr;
+	}
+	return 0;
+}
+
 static int copy_file(int from, int to, const char *path)
 {
 	char buf[1 << 16];
@@ -62,19 +78,9 @@ static int copy_file(int from, int to, const char *path)
 
 	if (lseek(from, 0, SEEK_SET) < 0)
 		return lp_error(path, "copy", "seek: %s", strerror(errno));
-	while ((n = read(from, buf, sizeof(buf))) > 0) {
-		char *p = buf;
-
-		while (n > 0) {
-			ssize_t wr = write(to, p, (size_t)n);
-
-			if (wr < 0)
-				return lp_error(path, "copy", "write: %s",
-						strerror(errno));
-			p += wr;
-			n -= wr;
-		}
-	}
+	while ((n = read(from, buf, sizeof(buf))) > 0)
+		if (write_all(to, buf, (size_t)n, path) < 0)
+			return -1;
 	return n < 0 ? lp_error(path, "copy", "read: %s", strerror(errno)) : 0;
 }
 
@@ -247,10 +253,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Place each section at its alignment after the header, then the
- * section headers; returns the file size.
- */
-static uint64_t layout(struct elfw *w, uint64_t *shoff)
+/* Place each section at its alignment after the header; returns e_shoff. */
+static uint64_t layout(struct elfw *w)
 {
 	uint64_t off = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	size_t i;
@@ -262,55 +266,43 @@ static uint64_t layout(struct elfw *w, uint64_t *shoff)
 		sh->sh_offset = off;
 		off += sh->sh_size;
 	}
-	*shoff = align_up(off, is64(w) ? 8 : 4);
-	return *shoff + w->nsecs * (is64(w) ? sizeof(Elf64_Shdr) :
-				    sizeof(Elf32_Shdr));
+	return align_up(off, is64(w) ? 8 : 4);
 }
 
+/* The headers: a 64-bit one is the GElf one, a 32-bit one narrowed. */
 static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 {
-	unsigned char ident[EI_NIDENT] = {
-		ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, w->arch->elfclass,
-		ELFDATA2LSB, EV_CURRENT, w->osabi,
+	GElf_Ehdr e = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3,
+			     w->arch->elfclass, ELFDATA2LSB, EV_CURRENT,
+			     w->osabi },
+		.e_type = ET_REL, .e_machine = w->arch->machine,
+		.e_version = EV_CURRENT, .e_shoff = shoff,
+		.e_flags = w->e_flags,
+		.e_ehsize = sizeof(Elf64_Ehdr), .e_shentsize = sizeof(Elf64_Shdr),
+		.e_shnum = (uint16_t)w->nsecs,
+		.e_shstrndx = (uint16_t)(w->nsecs - 1),
+	};
+	Elf32_Ehdr e32 = {
+		.e_type = e.e_type, .e_machine = e.e_machine,
+		.e_version = e.e_version, .e_shoff = (Elf32_Off)shoff,
+		.e_flags = e.e_flags,
+		.e_ehsize = sizeof(e32), .e_shentsize = sizeof(Elf32_Shdr),
+		.e_shnum = e.e_shnum, .e_shstrndx = e.e_shstrndx,
 	};
 
 	if (is64(w)) {
-		Elf64_Ehdr e = {
-			.e_type = ET_REL, .e_machine = w->arch->machine,
-			.e_version = EV_CURRENT, .e_shoff = shoff,
-			.e_flags = w->e_flags,
-			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf64_Shdr),
-			.e_shnum = (uint16_t)w->nsecs,
-			.e_shstrndx = (uint16_t)(w->nsecs - 1),
-		};
-
-		memcpy(e.e_ident, ident, EI_NIDENT);
 		memcpy(out, &e, sizeof(e));
-	} else {
-		Elf32_Ehdr e = {
-			.e_type = ET_REL, .e_machine = w->arch->machine,
-			.e_version = EV_CURRENT, .e_shoff = (Elf32_Off)shoff,
-			.e_flags = w->e_flags,
-			.e_ehsize = sizeof(e), .e_shentsize = sizeof(Elf32_Shdr),
-			.e_shnum = (uint16_t)w->nsecs,
-			.e_shstrndx = (uint16_t)(w->nsecs - 1),
-		};
-
-		memcpy(e.e_ident, ident, EI_NIDENT);
-		memcpy(out, &e, sizeof(e));
+		return;
 	}
+	memcpy(e32.e_ident, e.e_ident, EI_NIDENT);
+	memcpy(out, &e32, sizeof(e32));
 }
 
 static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 {
 	if (is64(w)) {
-		Elf64_Shdr s = {
-			g->sh_name, g->sh_type, g->sh_flags, g->sh_addr,
-			g->sh_offset, g->sh_size, g->sh_link, g->sh_info,
-			g->sh_addralign, g->sh_entsize,
-		};
-
-		memcpy(out, &s, sizeof(s));
+		memcpy(out, g, sizeof(*g));
 	} else {
 		Elf32_Shdr s = {
 			g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags,
@@ -323,53 +315,25 @@ static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 	}
 }
 
-/* Write @iov[0..@n) whole, resuming after short writes. */
-static int write_iov(int fd, struct iovec *iov, int n, const char *path)
-{
-	while (n > 0) {
-		ssize_t wr = writev(fd, iov, n > IOV_MAX ? IOV_MAX : n);
-
-		if (wr < 0 && errno == EINTR)
-			continue;
-		if (wr < 0)
-			return lp_error(path, "write", "%s", strerror(errno));
-		while (n > 0 && (size_t)wr >= iov->iov_len) {
-			wr -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + wr;
-			iov->iov_len -= (size_t)wr;
-		}
-	}
-	return 0;
-}
-
 /*
- * A filled section's bytes, a piece at a time: each piece is made in one
- * small buffer that stays in cache and is written from there.  Holding
- * a kernel-sized table whole instead cost a page fault per 4 KiB and
- * the copy out of memory the fill had just left.
+ * A filled section's bytes, a piece at a time, made in one small buffer
+ * that stays in cache: a kernel-sized table held whole cost a page fault
+ * per 4 KiB and a copy out of memory the fill had just left.
  */
 #define FILL_PIECE ((size_t)128 << 10)
 
 static int write_filled(struct elfw *w, const struct elfw_sec *s,
 			uint8_t **piece)
 {
-	size_t es = s->sh.sh_entsize, per = FILL_PIECE / es;
+	size_t es = s->sh.sh_entsize, per = FILL_PIECE / es ? FILL_PIECE / es : 1;
 	size_t n = s->sh.sh_size / es, i, k;
-	struct iovec iov;
 
-	if (!per)
-		per = 1;
 	if (!*piece)
 		*piece = xmalloc(per * es);
 	for (i = 0; i < n; i += k) {
 		k = n - i < per ? n - i : per;
 		s->fill(s->ctx, i, k, *piece);
-		iov = (struct iovec){ *piece, k * es };
-		if (write_iov(w->of.fd, &iov, 1, w->path) < 0)
+		if (write_all(w->of.fd, *piece, k * es, w->path) < 0)
 			return -1;
 	}
 	return 0;
@@ -377,10 +341,8 @@ static int write_filled(struct elfw *w, const struct elfw_sec *s,
 
 /*
  * A new object: the name table last, laid out, then written in file
- * order with writev() straight from the sections' own buffers (no
- * staging copy): the header, each section after its alignment padding,
- * the section headers.  A filled section ends the run of buffers
- * gathered so far and is written piece by piece.
+ * order: the header, each section after its alignment padding, the
+ * section headers.
  */
 static int commit_new(struct elfw *w)
 {
@@ -388,53 +350,42 @@ static int commit_new(struct elfw *w)
 	GElf_Shdr sh = { .sh_type = SHT_STRTAB };
 	size_t ehsize = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	size_t shentsize = is64(w) ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint64_t shoff, at;
-	struct iovec *iov;
 	uint8_t *head, *shdrs, *piece = NULL;
+	uint64_t shoff, at;
 	size_t i;
-	int n = 0, ret = 0;
+	int ret;
 
 	elfw_add_section(w, ".shstrtab", &sh, NULL, 0, 1);
 	w->secs[w->nsecs - 1].buf = w->shstrtab.p;
 	w->secs[w->nsecs - 1].sh.sh_size = w->shstrtab.len;
-	layout(w, &shoff);
+	shoff = layout(w);
 	head = xcalloc(1, ehsize);
 	shdrs = xcalloc(w->nsecs, shentsize);
-	iov = xcalloc(2 * w->nsecs + 2, sizeof(*iov));
 	put_ehdr(w, head, shoff);
-	iov[n++] = (struct iovec){ head, ehsize };
+	ret = write_all(w->of.fd, head, ehsize, w->path);
 	at = ehsize;
-	for (i = 0; i < w->nsecs && !ret; i++) {
+	for (i = 0; i < w->nsecs; i++) {
 		const struct elfw_sec *s = &w->secs[i];
 
 		put_shdr(w, shdrs + i * shentsize, &s->sh);
-		if (!i || !s->sh.sh_size)
+		if (!i || !s->sh.sh_size || ret)
 			continue;
-		/* padding: alignments of a new object are at most 8 */
 		if (s->sh.sh_offset - at > sizeof(zeros))
 			ret = lp_error(w->path, "layout", "alignment %llu too large",
 				       (unsigned long long)s->sh.sh_addralign);
-		else if (s->sh.sh_offset > at)
-			iov[n++] = (struct iovec){ (void *)zeros,
-						   s->sh.sh_offset - at };
+		else
+			ret = write_all(w->of.fd, zeros, s->sh.sh_offset - at,
+					w->path);
+		if (!ret)
+			ret = s->fill ? write_filled(w, s, &piece) :
+			      write_all(w->of.fd, s->buf, s->sh.sh_size, w->path);
 		at = s->sh.sh_offset + s->sh.sh_size;
-		if (!s->fill) {
-			iov[n++] = (struct iovec){ (void *)s->buf, s->sh.sh_size };
-			continue;
-		}
-		if (!ret)
-			ret = write_iov(w->of.fd, iov, n, w->path);
-		n = 0;
-		if (!ret)
-			ret = write_filled(w, s, &piece);
 	}
-	if (shoff > at)
-		iov[n++] = (struct iovec){ (void *)zeros, shoff - at };
-	iov[n++] = (struct iovec){ shdrs, w->nsecs * shentsize };
 	if (!ret)
-		ret = write_iov(w->of.fd, iov, n, w->path);
+		ret = write_all(w->of.fd, zeros, shoff - at, w->path);
+	if (!ret)
+		ret = write_all(w->of.fd, shdrs, w->nsecs * shentsize, w->path);
 	free(piece);
-	free(iov);
 	free(shdrs);
 	free(head);
 	return ret;
@@ -442,31 +393,25 @@ static int commit_new(struct elfw *w)
 
 int elfw_commit(struct elfw *w)
 {
-	int ret;
+	int ret = 0;
 
-	if (w->patching) {
-		ret = 0;	/* every byte is in place already */
-	} else if (w->elf) {
+	if (w->elf) {
 		/*
 		 * Mark the whole file dirty: libelf 0.188 otherwise may write
 		 * the section headers from the array it read, sized for the
 		 * old count, past its end (found by fuzz/fuzz_obj.c).
 		 */
 		elf_flagelf(w->elf, ELF_C_SET, ELF_F_DIRTY);
-		ret = elf_update(w->elf, ELF_C_WRITE) < 0 ?
-		      lp_elf_error(w->path, MCOUNT_SECTION,
-				   "cannot write the object") : 0;
-	} else {
+		if (elf_update(w->elf, ELF_C_WRITE) < 0)
+			ret = lp_elf_error(w->path, MCOUNT_SECTION,
+					   "cannot write the object");
+		elf_end(w->elf);
+		w->elf = NULL;
+	} else if (!w->patching) {	/* a patched copy is complete */
 		ret = commit_new(w);
 	}
-	if (ret) {
-		elfw_abort(w);
-		return -1;
-	}
-	if (w->elf)
-		elf_end(w->elf);
-	w->elf = NULL;
-	ret = out_commit(&w->of);
+	if (!ret)
+		ret = out_commit(&w->of);
 	elfw_abort(w);		/* frees the rest */
 	return ret;
 }

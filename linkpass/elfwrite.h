@@ -1,27 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one writer of ELF output.  A struct elfw owns the output file
- * (written atomically through struct outfile), its sections and its
- * section-name table.  Three ways in:
+ * (written atomically through struct outfile) and its sections:
  *
- *   elfw_new()      a fresh relocatable object; elfw lays it out itself
- *                   (each section at its alignment, the section headers
- *                   last, as libelf would) and writes it in order, from
- *                   the sections' own buffers or, for a filled section,
- *                   from pieces made as they are written;
+ *   elfw_new()      a fresh relocatable object, laid out and written
+ *                   here (each section at its alignment, the section
+ *                   headers last, as libelf would);
  *   elfw_rewrite()  a copy of an existing object with sections appended
- *                   through libelf, which lays the copy out again;
- *   elfw_patch()    a copy of an existing file whose bytes elfw_put()
- *                   changes in place: nothing moves, every byte not put
- *                   stays as it was (linkpass nop).
+ *                   through libelf;
+ *   elfw_patch()    a copy of a file changed in place by elfw_put()
+ *                   (linkpass nop).
  *
- * Then elfw_add_section() (or, new objects only, elfw_add_filled_section())
- * for each new section, or elfw_put() for each patch, and elfw_commit()
- * (or elfw_abort()).  The table
- * both paths write is an array of addresses with one relocation each:
- * addr_reloc_put() and addr_value_put() encode an entry, struct
- * addr_table holds a whole table (linkpass obj), table_write.c fills
- * the image's table piece by piece.
+ * Then elfw_add_section() (or elfw_add_filled_section()) or elfw_put(),
+ * and elfw_commit() or elfw_abort().  A table is an array of addresses
+ * with one relocation each (addr_reloc_put(), addr_value_put()).
  */
 #ifndef LINKPASS_ELFWRITE_H
 #define LINKPASS_ELFWRITE_H
@@ -44,13 +36,7 @@ struct strbuf {
 	size_t len, cap;
 };
 
-size_t strbuf_add(struct strbuf *b, const char *s);
-void strbuf_free(struct strbuf *b);
-
-/*
- * Make entries [@first, @first + @n) of a filled section at @out
- * (@n times its sh_entsize bytes).
- */
+/* Make entries [@first, @first + @n) of a filled section at @out. */
 typedef void elfw_fill_fn(void *ctx, size_t first, size_t n, void *out);
 
 struct elfw_sec {
@@ -69,13 +55,11 @@ struct elfw {
 	size_t nsecs, cap;
 	struct strbuf shstrtab;
 	uint8_t osabi;
-	uint32_t e_flags;	/* 0 unless set after elfw_new() (riscv: the
-				 * image's float ABI, which ld checks)
-				 */
+	uint32_t e_flags;	/* set after elfw_new() (riscv: float ABI) */
 	/* elfw_rewrite() */
 	Elf *elf;
 	char *names;		/* the grown section-name table */
-	/* elfw_patch(): the copy's size, which elfw_put() stays inside */
+	/* elfw_patch(): the size elfw_put() stays inside */
 	bool patching;
 	uint64_t size;
 };
@@ -89,19 +73,17 @@ int elfw_patch(struct elfw *w, struct image *im);
 /* Write @n bytes at file offset @off of a copy made by elfw_patch(). */
 int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n);
 /*
- * Append a section named @name with header @tmpl (name, offset, size
- * and alignment filled in) and the bytes @buf, which must stay valid
- * until commit.  Returns its index, or 0 on error.
+ * Append section @name with header @tmpl (name, offset, size and
+ * alignment filled in) and bytes @buf, valid until commit.  Returns
+ * its index, or 0 on error.
  */
 size_t elfw_add_section(struct elfw *w, const char *name,
 			const GElf_Shdr *tmpl, const void *buf, size_t size,
 			size_t align);
 /*
- * A section of a new object (elfw_new()) of @n entries of
- * @tmpl->sh_entsize bytes, made by @fill(@ctx, ...) piece by piece
- * while the object is written: the whole section is never held in
- * memory.  @fill runs during elfw_commit(); what it reads must stay
- * valid until then.  Returns its index, or 0 on error.
+ * A section of a new object of @n entries of @tmpl->sh_entsize bytes,
+ * made by @fill(@ctx, ...) piece by piece during elfw_commit(), never
+ * held whole in memory.  Returns its index, or 0 on error.
  */
 size_t elfw_add_filled_section(struct elfw *w, const char *name,
 			       const GElf_Shdr *tmpl, size_t n, size_t align,
@@ -130,9 +112,8 @@ size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 
 /*
  * @n addresses, entry i = symbol + addend through one absolute
- * relocation at offset i * width.  The layout (Rel/Rela, 32/64) is the
- * architecture's, chosen once; Rel keeps the addend in the entry bytes,
- * Rela in the relocation and the bytes stay zero.
+ * relocation at offset i * width, in the architecture's layout: Rel
+ * keeps the addend in the entry bytes, Rela in the relocation.
  */
 struct addr_table {
 	enum reloc_layout layout;
@@ -153,9 +134,8 @@ void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend);
 
 /*
- * The two halves of entry @i of an address table, stored in slot @at of
- * a buffer (@at == @i for a whole table, @i - first for a piece of one):
- * its relocation, at offset @i * @width of the table...
+ * The two halves of entry @i of an address table, in slot @at of a
+ * buffer (@i - first for a piece): its relocation...
  */
 static __always_inline void
 addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
@@ -187,10 +167,7 @@ addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
 	}
 }
 
-/*
- * The same with the layout a constant, for loops that choose the
- * layout once; addr_table_put() switches per call.
- */
+/* The same with the layout a constant (addr_table_put() switches). */
 static __always_inline void
 addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
 		 uint64_t sym, int64_t addend)

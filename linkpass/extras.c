@@ -204,4 +204,8 @@ const struct extras extras_table = {
 	.pad_sites = pad_sites,
 	.relocscan_threads = relocscan_threads,
 	.sort_by_runs = sort_by_runs,
+	.huge_hint = huge_hint,
+	.heap_for_input = heap_for_input,
+	.run_jobs = run_jobs_threads,
+	.release_globals = image_release_globals_pages,
 };

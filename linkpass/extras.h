@@ -31,6 +31,16 @@ struct stripped_check;
 int stripped_begin(struct image *im, struct scan_result *r, int threads,
 		   struct stripped_check **job);
 
+/* heap.c: huge pages for a big block, the heap for a big input */
+void huge_hint(void *p, size_t size);
+void heap_for_input(uint64_t bytes);
+
+/* release.c: image_release_globals() */
+void image_release_globals_pages(const struct image *im);
+
+/* jobs.c: run_jobs() on threads */
+void run_jobs_threads(void *jobs, size_t n, size_t size, void *(*fn)(void *));
+
 /* anchor_dso.c: a shared library's anchors, and --anchor SYM */
 int image_read_dynamic(struct image *im);
 int ehdr_anchor(struct image *im, struct anchors *a);

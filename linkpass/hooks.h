@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one plug of the full tool.  The kernel takes a subset of
- * linkpass's files (listed in kernel-files): the commands scan, obj,
- * check and nop, and only what they need there.  The other files add
- * commands, options, architectures and passes through the table below,
- * which extras.c defines.  A build without extras.c (the kernel's) has
- * no such symbol: the weak reference is NULL, extras() gives an empty
- * table, and every hook reads as "none".  No #ifdef: the same sources,
- * a shorter list of files.
+ * linkpass's files (kernel-files); the others add commands, options,
+ * architectures and passes through the table below, which extras.c
+ * defines.  Without extras.c (the kernel's build) the weak reference is
+ * NULL and every hook reads as "none".  No #ifdef.
  */
 #ifndef LINKPASS_HOOKS_H
 #define LINKPASS_HOOKS_H
@@ -47,18 +44,14 @@ struct extras {
 	const struct arch *const *arches;
 	size_t narches;
 	/*
-	 * An mcount call that is not at a function's entry (-pg without
-	 * -mfentry: after the prologue), in function @fn; @last: the
-	 * function of the site kept before it.  The kernel's set drops
-	 * it: the kernel calls __fentry__ or has patchable entries.
+	 * An mcount call after @fn's prologue (-pg without -mfentry);
+	 * @last: the function of the site kept before it.  The kernel's
+	 * set drops it: the kernel calls __fentry__ or has patchable entries.
 	 */
 	int (*mcount_verdict)(const struct image *im, const struct section *sec,
 			      const struct func *fn, const struct site *s,
 			      const struct func *last);
-	/*
-	 * The checks for discarded local symbols (locals.c, stripped.h),
-	 * which scan_image() starts and scan_finish() waits for.
-	 */
+	/* the checks for discarded local symbols (locals.c, stripped.h) */
 	int (*stripped_start)(struct image *im, struct scan_result *r,
 			      int threads, struct stripped_check **job);
 	int (*stripped_finish)(struct stripped_check *sc,
@@ -67,16 +60,10 @@ struct extras {
 	/* check --byte-audit: the sites from function entries (audit.h) */
 	int (*audit_sites)(const struct options *o, struct image *im,
 			   struct scan_result *r);
-	/*
-	 * check's error for an image whose code kept no relocations,
-	 * @code its first code section (audit.c: it names --byte-audit)
-	 */
+	/* check's error for code without relocations (audit.c) */
 	int (*no_code_relocs)(struct image *im, const struct options *o,
 			      const struct section *code);
-	/*
-	 * A shared library's anchor (anchor.c): im->interposable from
-	 * its dynamic section, and __ehdr_start as the one anchor.
-	 */
+	/* a shared library: im->interposable, __ehdr_start (anchor_dso.c) */
 	int (*read_dynamic)(struct image *im);
 	int (*ehdr_anchor)(struct image *im, struct anchors *a);
 	/* --anchor SYM: every entry relative to that symbol (anchor_dso.c) */
@@ -116,6 +103,14 @@ struct extras {
 				 size_t *n, bool *sorted);
 	/* sort_sites() of a few sorted runs: one copy (fastfilter.c) */
 	bool (*sort_by_runs)(struct site *v, size_t n);
+	/* memory for big inputs (heap.c): huge pages, a reused heap */
+	void (*huge_hint)(void *p, size_t size);
+	void (*heap_for_input)(uint64_t bytes);
+	/* image_release_globals() (release.c) */
+	void (*release_globals)(const struct image *im);
+	/* run_jobs() on threads (jobs.c) */
+	void (*run_jobs)(void *jobs, size_t n, size_t size,
+			 void *(*fn)(void *));
 };
 
 extern const struct extras extras_table __weak;

@@ -15,15 +15,16 @@
 #include <unistd.h>
 
 #include "compiler.h"
+#include "hooks.h"
 #include "util.h"
 
 /*
- * The file is mapped here, read-only, and handed to libelf as memory
- * (elf_memory()): section bytes are then the file's own clean pages,
- * which image_release() may hand back.  Sanitizer and fuzzing builds
- * define IMAGE_ELF_CMD=ELF_C_READ instead, so that libelf reads every
- * section into a buffer of its own size and AddressSanitizer sees any
- * read past it; a file that cannot be mapped is read the same way.
+ * The file is mapped read-only and handed to libelf as memory, so
+ * section bytes are the file's own clean pages (the full tool hands
+ * some back: release.c).  Sanitizer and fuzzing builds define
+ * IMAGE_ELF_CMD=ELF_C_READ, so that libelf reads every section into a
+ * buffer of its own size, where AddressSanitizer sees a read past it;
+ * a file that cannot be mapped is read the same way.
  */
 #ifndef IMAGE_ELF_CMD
 #define IMAGE_MAP_FILE 1
@@ -72,6 +73,7 @@ static int check_header(struct image *im, enum image_kind kind)
 	const char *p = im->path;
 	uint8_t cls, data;
 	char names[64];
+	bool linked;
 
 	if (elf_kind(im->elf) != ELF_K_ELF)
 		return lp_error(p, "ELF header", "not an ELF file");
@@ -89,13 +91,12 @@ static int check_header(struct image *im, enum image_kind kind)
 				"unsupported machine %u with ELF class %u (supported: %s)",
 				im->ehdr.e_machine, cls,
 				arch_names(names, sizeof(names)));
-	if (kind == IMAGE_ANY && im->ehdr.e_type != ET_EXEC &&
-	    im->ehdr.e_type != ET_DYN && im->ehdr.e_type != ET_REL)
+	linked = im->ehdr.e_type == ET_EXEC || im->ehdr.e_type == ET_DYN;
+	if (kind == IMAGE_ANY && !linked && im->ehdr.e_type != ET_REL)
 		return lp_error(p, "ELF header",
 				"e_type %u is neither a linked image (ET_EXEC, ET_DYN) nor a relocatable object (ET_REL)",
 				im->ehdr.e_type);
-	if (kind == IMAGE_LINKED && im->ehdr.e_type != ET_EXEC &&
-	    im->ehdr.e_type != ET_DYN)
+	if (kind == IMAGE_LINKED && !linked)
 		return lp_error(p, "ELF header",
 				"e_type %u is not a linked image (ET_EXEC or ET_DYN)%s",
 				im->ehdr.e_type,
@@ -305,10 +306,7 @@ static const uint8_t *section_bytes(struct image *im, struct section *s,
 				 "section is compressed (SHF_COMPRESSED); linkpass needs it uncompressed");
 		return NULL;
 	}
-	/*
-	 * elf_rawdata() hands back the bytes as they are in the mapped file,
-	 * without a conversion copy; callers decode with memcpy.
-	 */
+	/* the file's bytes, no conversion copy: callers use memcpy */
 	d = elf_rawdata(s->scn, NULL);
 	if (!d || !d->d_buf || d->d_size != s->sh.sh_size) {
 		if (report)
@@ -331,20 +329,13 @@ const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s)
 	return section_bytes(im, s, false);
 }
 
-/* "<symtab> entry <i>", the place of a bad symbol in messages. */
-static const char *symbol_place(char *buf, size_t len, const struct image *im,
-				size_t i)
+/* The one symbol table: its header, links and string table checked. */
+static int read_symtab(struct image *im)
 {
-	snprintf(buf, len, "%s entry %zu", im->symtab->name, i);
-	return buf;
-}
-
-/* Find the one symbol table and check its header and links. */
-static int find_symtab(struct image *im, size_t *entsize)
-{
+	struct section *st, *shndx_sec = NULL;
+	struct sym_input *in = &im->symin;
 	const char *p = im->path;
-	struct section *st;
-	size_t i;
+	size_t i, entsize;
 
 	for (i = 1; i < im->nsecs; i++) {
 		if (im->secs[i].sh.sh_type != SHT_SYMTAB)
@@ -357,11 +348,11 @@ static int find_symtab(struct image *im, size_t *entsize)
 	st = im->symtab;
 	if (!st)
 		return 0;
-	*entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (st->sh.sh_entsize != *entsize)
+	entsize = gelf_fsize(im->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (st->sh.sh_entsize != entsize)
 		return lp_error(p, st->name, "sh_entsize %llu, expected %zu",
-				(unsigned long long)st->sh.sh_entsize, *entsize);
-	if (st->sh.sh_size % *entsize)
+				(unsigned long long)st->sh.sh_entsize, entsize);
+	if (st->sh.sh_size % entsize)
 		return lp_error(p, st->name,
 				"size 0x%llx is not a multiple of the entry size",
 				(unsigned long long)st->sh.sh_size);
@@ -374,24 +365,13 @@ static int find_symtab(struct image *im, size_t *entsize)
 	    st->sh.sh_flags & SHF_COMPRESSED)
 		return lp_error(p, st->name,
 				"symbol table is compressed (SHF_COMPRESSED)");
-	return 0;
-}
-
-static int load_sym_input(struct image *im, size_t entsize,
-			  struct sym_input *in)
-{
-	const char *p = im->path;
-	struct section *shndx_sec = NULL;
-	size_t i;
-
 	for (i = 1; i < im->nsecs; i++)
 		if (im->secs[i].sh.sh_type == SHT_SYMTAB_SHNDX &&
-		    im->secs[i].sh.sh_link == im->symtab->idx)
+		    im->secs[i].sh.sh_link == st->idx)
 			shndx_sec = &im->secs[i];
-	memset(in, 0, sizeof(*in));
 	in->is64 = entsize == sizeof(Elf64_Sym);
-	in->n = im->symtab->sh.sh_size / entsize;
-	in->syms = image_section_bytes(im, im->symtab);
+	in->n = st->sh.sh_size / entsize;
+	in->syms = image_section_bytes(im, st);
 	in->strs = (const char *)image_section_bytes(im, im->strtab);
 	if (!in->syms || !in->strs)
 		return -1;
@@ -404,21 +384,26 @@ static int load_sym_input(struct image *im, size_t entsize,
 		return 0;
 	if (shndx_sec->sh.sh_size < in->n * sizeof(Elf32_Word))
 		return lp_error(p, shndx_sec->name,
-				"holds fewer entries than %s (%zu)",
-				im->symtab->name, in->n);
+				"holds fewer entries than %s (%zu)", st->name, in->n);
 	in->xndx = image_section_bytes(im, shndx_sec);
 	return in->xndx ? 0 : -1;
 }
 
-/* Check one decoded symbol; @name is its st_name. */
-static int check_symbol_slow(struct image *im, const struct sym_input *in,
-			     size_t i, uint32_t name)
+/* Check decoded symbol @i, whose st_name is @name, and name it. */
+static __always_inline int check_symbol(struct image *im,
+					const struct sym_input *in, size_t i,
+					uint32_t name)
 {
 	struct symbol *s = &im->syms[i];
 	char place[64];
 
+	if (name < in->nstrs && s->shndx < im->nsecs) {
+		s->name = in->strs + name;	/* the common case */
+		return 0;
+	}
+	snprintf(place, sizeof(place), "%s entry %zu", im->symtab->name, i);
 	if (name >= in->nstrs)
-		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+		return lp_error(im->path, place,
 				"st_name %u out of range (string table of %llu bytes)",
 				name, (unsigned long long)in->nstrs);
 	s->name = in->strs + name;
@@ -430,31 +415,16 @@ static int check_symbol_slow(struct image *im, const struct sym_input *in,
 		s->shndx = x;
 	}
 	if (s->shndx >= im->nsecs && s->shndx < SHN_LORESERVE)
-		return lp_error(im->path, symbol_place(place, sizeof(place), im, i),
+		return lp_error(im->path, place,
 				"symbol '%s' has section index %u out of range (%zu sections)",
 				s->name, s->shndx, im->nsecs);
 	return 0;
 }
 
-/* The common case inline: a name in range, an ordinary section index. */
-static inline int check_symbol(struct image *im, const struct sym_input *in,
-			       size_t i, uint32_t name)
-{
-	struct symbol *s = &im->syms[i];
-
-	if (name < in->nstrs && s->shndx < im->nsecs) {
-		s->name = in->strs + name;
-		return 0;
-	}
-	return check_symbol_slow(im, in, i, name);
-}
-
 /*
- * Decode every symbol straight from the mapped bytes, one loop per ELF
- * class (the class is a constant in each caller, as relocs.h does for
- * relocation layouts).  A kernel has hundreds of thousands of symbols;
- * a per-symbol libelf call or message buffer was a quarter of the scan
- * (callgrind).
+ * Decode every symbol from the mapped bytes, one loop per ELF class (a
+ * constant in each caller): a per-symbol libelf call was a quarter of
+ * a kernel's scan (callgrind).
  */
 static __always_inline int
 decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
@@ -471,18 +441,6 @@ decode_symbols(uint8_t cls, struct image *im, const struct sym_input *in)
 		im->nlocal_funcs += s->type == STT_FUNC && s->bind == STB_LOCAL;
 	}
 	return 0;
-}
-
-/* Find and check the symbol table; its entries are decoded later. */
-static int read_symtab(struct image *im)
-{
-	size_t entsize = 0;
-
-	if (find_symtab(im, &entsize) < 0)
-		return -1;
-	if (!im->symtab)
-		return 0;
-	return load_sym_input(im, entsize, &im->symin);
 }
 
 int image_symbols(struct image *im)
@@ -518,42 +476,6 @@ static Elf *open_elf(struct image *im)
 	return elf_begin(im->fd, IMAGE_ELF_CMD, NULL);
 }
 
-void image_release(const struct image *im, const struct section *s,
-		   uint64_t off, uint64_t len)
-{
-	uintptr_t map = (uintptr_t)im->map, at, from, to, mask;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!im->map || !s || !s->loaded || page <= 0 ||
-	    off > s->sh.sh_size || len > s->sh.sh_size - off ||
-	    (uintptr_t)s->bytes < map ||
-	    (uintptr_t)s->bytes - map > im->file_size ||
-	    s->sh.sh_size > im->file_size - ((uintptr_t)s->bytes - map))
-		return;
-	/* only the pages that hold nothing but those bytes */
-	mask = (uintptr_t)page - 1;
-	at = (uintptr_t)s->bytes + (uintptr_t)off;
-	from = (at + mask) & ~mask;
-	to = (at + (uintptr_t)len) & ~mask;
-	if (to > from)
-		(void)madvise((void *)from, to - from, MADV_DONTNEED);
-}
-
-void image_release_globals(const struct image *im)
-{
-	const struct section *st = im->symtab;
-	uint64_t esz, first;
-
-	if (!st)
-		return;
-	esz = im->symin.is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	first = st->sh.sh_info < im->symin.n ? st->sh.sh_info : im->symin.n;
-	if (first * esz <= st->sh.sh_size)
-		image_release(im, st, first * esz, st->sh.sh_size - first * esz);
-	if (im->strtab)
-		image_release(im, im->strtab, 0, im->strtab->sh.sh_size);
-}
-
 int image_open_lazy(struct image *im, const char *path,
 		    enum image_kind kind)
 {
@@ -574,7 +496,8 @@ int image_open_lazy(struct image *im, const char *path,
 				S_ISDIR(st.st_mode) ? "a directory" :
 				"a special file");
 	im->file_size = (uint64_t)st.st_size;
-	heap_for_input(im->file_size);
+	if (extras()->heap_for_input)
+		extras()->heap_for_input(im->file_size);
 	if (check_ident(im) < 0)
 		return -1;
 	im->elf = open_elf(im);
@@ -646,8 +569,7 @@ struct symbol *image_find_symbol(struct image *im, const char *name)
 
 /*
  * Can symbol @i, in place, have a name starting with a byte in @first?
- * st_name opens both Elf32_Sym and Elf64_Sym; an out-of-range one says
- * yes, and image_sym_get() then tells.
+ * (st_name opens both Elf32_Sym and Elf64_Sym; out of range: maybe.)
  */
 static inline bool sym_name_may_be(const struct sym_input *in, size_t i,
 				   const bool *first)

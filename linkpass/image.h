@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * struct image owns one ELF file, mapped read-only and read through
- * libelf: its header, a flat array of sections, a flat array of
- * symbols, and views of relocation sections read in place.  Every
- * pass takes an image; lookups are image_find_*().
+ * libelf: its header, sections, symbols, and relocation sections read
+ * in place.  Every pass takes an image.
  */
 #ifndef LINKPASS_IMAGE_H
 #define LINKPASS_IMAGE_H
@@ -16,6 +15,7 @@
 
 #include "arch.h"
 #include "compiler.h"
+#include "hooks.h"
 #include "relocs.h"
 
 struct section {
@@ -70,69 +70,54 @@ struct image {
 	struct symbol *syms;	/* decoded: image_symbols() */
 	bool syms_decoded;
 	size_t nsyms;
-	/*
-	 * Local STT_FUNC symbols.  None at all (a C program has some, if
-	 * only crtstuff's) means local symbols were discarded (ld -x,
-	 * --discard-all, strip -x; STT_FILE symbols may stay), and static
-	 * functions have no symbol to tell them from dead code.
-	 */
+	/* local STT_FUNC symbols: none means they were discarded (ld -x) */
 	size_t nlocal_funcs;
 	/*
-	 * Another object loaded first may preempt this image's global
-	 * symbols of default visibility: set by image_read_dynamic() for
-	 * a shared library (anchor_dso.c, the full tool's; the kernel's
-	 * set leaves it false: its images are linked -Bsymbolic or not
-	 * shared).
+	 * Another object may preempt this image's default-visibility
+	 * globals: a shared library's (anchor_dso.c, the full tool's).
 	 */
 	bool interposable;
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
 /*
- * The same checks, but the symbols stay in place: im->syms is NULL
- * until image_symbols().  For a pass that reads each symbol once
- * (image_sym_get()) and keeps none of them.
+ * The same, but the symbols stay in place (im->syms NULL) until
+ * image_symbols(): for passes that read each once (image_sym_get()).
  */
 int image_open_lazy(struct image *im, const char *path, enum image_kind kind);
 /* Decode every symbol into im->syms, checking each; once. */
 int image_symbols(struct image *im);
 
 /*
- * Entry @i of a raw symbol table (the mapped bytes, either class) into
- * *@s, all but the name; returns its st_name.  The one decoder of
- * symbol fields: image_sym_get() and image_symbols() both use it.
+ * Entry @i of a raw symbol table (either class) into *@s, all but the
+ * name; returns its st_name.  The one decoder of symbol fields.
  */
 static __always_inline uint32_t
 sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 {
-	Elf64_Sym e64;
+	Elf64_Sym e;	/* GElf_Sym: a 32-bit entry is widened into it */
 	Elf32_Sym e32;
 
 	if (is64) {
-		memcpy(&e64, syms + i * sizeof(e64), sizeof(e64));
-		s->value = e64.st_value;
-		s->size = e64.st_size;
-		s->shndx = e64.st_shndx;
-		s->type = ELF64_ST_TYPE(e64.st_info);
-		s->bind = ELF64_ST_BIND(e64.st_info);
-		s->vis = ELF64_ST_VISIBILITY(e64.st_other);
-		return e64.st_name;
+		memcpy(&e, syms + i * sizeof(e), sizeof(e));
+	} else {
+		memcpy(&e32, syms + i * sizeof(e32), sizeof(e32));
+		e = (Elf64_Sym){ e32.st_name, e32.st_info, e32.st_other,
+				 e32.st_shndx, e32.st_value, e32.st_size };
 	}
-	memcpy(&e32, syms + i * sizeof(e32), sizeof(e32));
-	s->value = e32.st_value;
-	s->size = e32.st_size;
-	s->shndx = e32.st_shndx;
-	s->type = ELF32_ST_TYPE(e32.st_info);
-	s->bind = ELF32_ST_BIND(e32.st_info);
-	s->vis = ELF32_ST_VISIBILITY(e32.st_other);
-	return e32.st_name;
+	s->value = e.st_value;
+	s->size = e.st_size;
+	s->shndx = e.st_shndx;
+	s->type = ELF64_ST_TYPE(e.st_info);
+	s->bind = ELF64_ST_BIND(e.st_info);
+	s->vis = ELF64_ST_VISIBILITY(e.st_other);
+	return e.st_name;
 }
 
 /*
- * Symbol @i (0 < @i < nsyms) read in place into *@s, for the common
- * case only: false when its name is out of range or its section index
- * needs SHN_XINDEX or is out of range.  Then image_symbols() decodes
- * them all and reports the bad one.
+ * Symbol @i (0 < @i < nsyms) read in place into *@s; false for a name
+ * or section index out of range or SHN_XINDEX: then image_symbols()
+ * decodes them all and reports the bad one.
  */
 static inline bool image_sym_get(const struct image *im, size_t i,
 				 struct symbol *s)
@@ -151,38 +136,26 @@ static inline bool image_sym_get(const struct image *im, size_t i,
 void image_close(struct image *im);
 
 /*
- * Section bytes, checked to lie inside the file.  A section of size 0
- * gives a pointer to no bytes, never NULL: NULL always means an error,
- * reported (SHT_NOBITS with a size, compressed, outside the file), so
- * a caller returns -1 on NULL without a message of its own.
+ * Section bytes, checked to lie inside the file; never NULL for size 0.
+ * NULL is an error, already reported.
  */
 const uint8_t *image_section_bytes(struct image *im, struct section *s);
-/*
- * Hand back to the kernel the pages of bytes [@off, @off + @len) of
- * @s, to lower the peak memory once a pass is done with them.  They are
- * the file's clean pages, so a later read faults them in again,
- * unchanged.  Does nothing when the bytes are not in the image's own
- * mapping (libelf read them into memory, and dropping those pages
- * would zero them).
- */
-void image_release(const struct image *im, const struct section *s,
-		   uint64_t off, uint64_t len);
-/*
- * The same for the global symbols and the string table, which the scan
- * reads once in its symbol pass.  The local symbols stay: stripped.c looks
- * up their values, which relocations naming a section symbol or a
- * static function need.
- */
-void image_release_globals(const struct image *im);
 /* The same, with no message on NULL: for what only describes an image. */
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 
-struct section *image_find_section(struct image *im, const char *name);
 /*
- * The address of @s's first byte as sites and functions are counted:
- * its sh_addr in a linked image, 0 in a relocatable object, where they
- * are section offsets.
+ * Once the symbol pass is done, hand the pages of the global symbols
+ * and the string table back, to lower the peak memory: the full tool's
+ * (release.c, through hooks.h).
  */
+static inline void image_release_globals(const struct image *im)
+{
+	if (extras()->release_globals)
+		extras()->release_globals(im);
+}
+
+struct section *image_find_section(struct image *im, const char *name);
+/* @s's first address: sh_addr, or 0 in an object (section offsets). */
 static inline uint64_t image_section_base(const struct image *im,
 					  const struct section *s)
 {
@@ -195,10 +168,8 @@ struct section *image_section_at(struct image *im, uint64_t addr);
 struct symbol *image_find_symbol(struct image *im, const char *name);
 
 /*
- * For each of the @n names, the first defined symbol of that name
- * (image_find_symbol()'s answer) into out[i], found[i] telling whether
- * there is one: one pass, decoded symbols or not.  Fails only when the
- * symbols cannot be decoded (reported).
+ * image_find_symbol() of each of @n names, in one pass: out[i], and
+ * found[i] whether there is one.  Fails only on a bad symbol (reported).
  */
 int image_find_symbols(struct image *im, const char *const *names, size_t n,
 		       struct symbol *out, bool *found);
@@ -212,10 +183,8 @@ static inline enum reloc_layout image_reloc_layout(const struct image *im,
 }
 
 /*
- * The relocation section that applies to @target at link time: in an
- * object any SHT_REL/SHT_RELA section whose sh_info is @target, in a
- * linked image the static one (kept by -q), not dynamic relocations.
- * NULL when there is none.
+ * The relocation section that applies to @target at link time (in a
+ * linked image the static one, kept by -q), or NULL.
  */
 struct section *image_relocs_of(struct image *im,
 				const struct section *target);

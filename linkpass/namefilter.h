@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which of a few wanted names could symbol name @name be?  A pass over
- * every symbol looks for a handful of names (the mcount symbols, the
- * anchor fallbacks, the table bounds).  The first byte alone rules out
- * little in a kernel, where most names start with '_' ("__pfx_",
- * "__x64_sys_", "__ksymtab_"...); the first four bytes, hashed, rule out
- * nearly all of them with one load and one multiply, so that strcmp()
- * runs only for the few that remain.
- *
- * A filter answers a bit set (the groups the caller gave each name); a
- * wrong "maybe" costs a strcmp(), a wrong "no" never happens.  A slot
- * that one wanted name takes is checked against its four bytes, so a
- * common prefix that hashes there (riscv64's 90,000 ".L<n>" labels) is
- * no "maybe" either.
+ * Which of a few wanted names (the mcount symbols, anchors, table
+ * bounds) could symbol name @name be?  In a kernel most names start
+ * with '_', so the first four bytes are hashed: one load and one
+ * multiply rule out nearly all, and strcmp() runs for the few left.
+ * The answer is the groups the caller gave the names: a wrong "maybe"
+ * costs a strcmp(), a wrong "no" never happens.  A slot of one name
+ * is checked against its four bytes (riscv64's 90,000 ".L<n>" labels).
  */
 #ifndef LINKPASS_NAMEFILTER_H
 #define LINKPASS_NAMEFILTER_H
@@ -49,10 +43,8 @@ static inline void namefilter_init(struct namefilter *f, const char *strs,
 }
 
 /*
- * Want @name in group(s) @bits.  A name of three bytes or more is its
- * first four bytes, its NUL included when it has three; a shorter one
- * has bytes of the next string after its NUL, so only its first byte
- * can be looked at.
+ * Want @name in group(s) @bits: by its first four bytes (NUL included),
+ * or its first byte alone when shorter than three.
  */
 static inline void namefilter_add(struct namefilter *f, const char *name,
 				  uint8_t bits)

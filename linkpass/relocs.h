@@ -54,26 +54,18 @@ static inline bool reloc_has_addend(enum reloc_layout l)
 	return l == RELA64 || l == RELA32;
 }
 
-static inline size_t reloc_entsize(enum reloc_layout l)
+static inline bool reloc_is64(enum reloc_layout l)
 {
-	switch (l) {
-	case RELA64:
-		return sizeof(Elf64_Rela);
-	case REL64:
-		return sizeof(Elf64_Rel);
-	case RELA32:
-		return sizeof(Elf32_Rela);
-	default:
-		return sizeof(Elf32_Rel);
-	}
+	return l == RELA64 || l == REL64;
 }
 
-/*
- * The one switch over relocation layouts: call @fn(layout, ...) with
- * the layout a compile-time constant in each case, so that an
- * always-inline @fn compiles into one loop per layout instead of
- * testing the layout at each entry.
- */
+/* Every layout is two or three words (offset, info, addend) of a class. */
+static inline size_t reloc_entsize(enum reloc_layout l)
+{
+	return (reloc_is64(l) ? 8 : 4) * (reloc_has_addend(l) ? 3 : 2);
+}
+
+/* The one switch over layouts: @fn(layout, ...), the layout a constant. */
 #define RELOC_DISPATCH(l, fn, ...)				\
 	do {							\
 		switch (l) {					\
@@ -93,106 +85,58 @@ static inline size_t reloc_entsize(enum reloc_layout l)
 	} while (0)
 
 /*
- * The mapped data may be unaligned for the struct type, so copy each
- * entry out with memcpy (the compiler turns it into plain loads).
- */
-static __always_inline void
-reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
-{
-	const char *p = (const char *)base + i * reloc_entsize(l);
-
-	switch (l) {
-	case RELA64: {
-		Elf64_Rela e;
-
-		memcpy(&e, p, sizeof(e));
-		r->offset = e.r_offset;
-		r->sym = ELF64_R_SYM(e.r_info);
-		r->type = ELF64_R_TYPE(e.r_info);
-		r->addend = e.r_addend;
-		break;
-	}
-	case REL64: {
-		Elf64_Rel e;
-
-		memcpy(&e, p, sizeof(e));
-		r->offset = e.r_offset;
-		r->sym = ELF64_R_SYM(e.r_info);
-		r->type = ELF64_R_TYPE(e.r_info);
-		r->addend = 0;
-		break;
-	}
-	case RELA32: {
-		Elf32_Rela e;
-
-		memcpy(&e, p, sizeof(e));
-		r->offset = e.r_offset;
-		r->sym = ELF32_R_SYM(e.r_info);
-		r->type = ELF32_R_TYPE(e.r_info);
-		r->addend = e.r_addend;
-		break;
-	}
-	case REL32:
-	default: {
-		Elf32_Rel e;
-
-		memcpy(&e, p, sizeof(e));
-		r->offset = e.r_offset;
-		r->sym = ELF32_R_SYM(e.r_info);
-		r->type = ELF32_R_TYPE(e.r_info);
-		r->addend = 0;
-		break;
-	}
-	}
-}
-
-/*
- * Only the offset, or only the symbol index, of entry @i: the scan's
- * hot loop reads these two for every entry and the rest for few.
+ * Word @k (0: r_offset, 1: r_info, 2: r_addend) of entry @i.  The mapped
+ * data may be unaligned for the entry's type, so it is copied out with
+ * memcpy (the compiler turns it into a plain load).
  */
 static __always_inline uint64_t
-reloc_offset(enum reloc_layout l, const void *base, size_t i)
+reloc_word(enum reloc_layout l, const void *base, size_t i, unsigned int k)
 {
 	const char *p = (const char *)base + i * reloc_entsize(l);
 	uint64_t v64;
 	uint32_t v32;
 
-	if (l == RELA64 || l == REL64) {
-		memcpy(&v64, p, sizeof(v64));
+	if (reloc_is64(l)) {
+		memcpy(&v64, p + k * 8, sizeof(v64));
 		return v64;
 	}
-	memcpy(&v32, p, sizeof(v32));
+	memcpy(&v32, p + k * 4, sizeof(v32));
 	return v32;
+}
+
+/* The scan's hot loop reads only these two for most entries. */
+static __always_inline uint64_t
+reloc_offset(enum reloc_layout l, const void *base, size_t i)
+{
+	return reloc_word(l, base, i, 0);
 }
 
 static __always_inline uint64_t
 reloc_sym(enum reloc_layout l, const void *base, size_t i)
 {
-	const char *p = (const char *)base + i * reloc_entsize(l);
-	uint64_t info64;
-	uint32_t info32;
+	uint64_t info = reloc_word(l, base, i, 1);
 
-	if (l == RELA64 || l == REL64) {
-		memcpy(&info64, p + 8, sizeof(info64));
-		return ELF64_R_SYM(info64);
-	}
-	memcpy(&info32, p + 4, sizeof(info32));
-	return ELF32_R_SYM(info32);
+	return reloc_is64(l) ? ELF64_R_SYM(info) : ELF32_R_SYM(info);
 }
 
 static __always_inline uint32_t
 reloc_type(enum reloc_layout l, const void *base, size_t i)
 {
-	const char *p = (const char *)base + i * reloc_entsize(l);
-	uint64_t info64;
-	uint32_t info32;
+	uint64_t info = reloc_word(l, base, i, 1);
 
-	if (l == RELA64 || l == REL64) {
-		memcpy(&info64, p + 8, sizeof(info64));
-		return (uint32_t)ELF64_R_TYPE(info64);
-	}
-	memcpy(&info32, p + 4, sizeof(info32));
-	return ELF32_R_TYPE(info32);
+	return reloc_is64(l) ? (uint32_t)ELF64_R_TYPE(info) :
+			       ELF32_R_TYPE(info);
+}
+
+static __always_inline void
+reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
+{
+	uint64_t addend = reloc_has_addend(l) ? reloc_word(l, base, i, 2) : 0;
+
+	r->offset = reloc_offset(l, base, i);
+	r->sym = reloc_sym(l, base, i);
+	r->type = reloc_type(l, base, i);
+	r->addend = reloc_is64(l) ? (int64_t)addend : (int32_t)addend;
 }
 
 /*
@@ -205,45 +149,17 @@ static inline void reloc_put(enum reloc_layout l, void *base, size_t i,
 {
 	char *p = (char *)base + i * reloc_entsize(l);
 
-	switch (l) {
-	case RELA64: {
-		Elf64_Rela e = {
-			.r_offset = r->offset,
-			.r_info = ELF64_R_INFO(r->sym, r->type),
-			.r_addend = r->addend,
-		};
+	if (reloc_is64(l)) {
+		uint64_t w[3] = { r->offset, ELF64_R_INFO(r->sym, r->type),
+				  (uint64_t)r->addend };
 
-		memcpy(p, &e, sizeof(e));
-		break;
-	}
-	case REL64: {
-		Elf64_Rel e = {
-			.r_offset = r->offset,
-			.r_info = ELF64_R_INFO(r->sym, r->type),
-		};
+		memcpy(p, w, reloc_entsize(l));
+	} else {
+		uint32_t w[3] = { (uint32_t)r->offset,
+				  ELF32_R_INFO((uint32_t)r->sym, r->type),
+				  (uint32_t)r->addend };
 
-		memcpy(p, &e, sizeof(e));
-		break;
-	}
-	case RELA32: {
-		Elf32_Rela e = {
-			.r_offset = (Elf32_Addr)r->offset,
-			.r_info = ELF32_R_INFO((Elf32_Word)r->sym, r->type),
-			.r_addend = (Elf32_Sword)r->addend,
-		};
-
-		memcpy(p, &e, sizeof(e));
-		break;
-	}
-	case REL32: {
-		Elf32_Rel e = {
-			.r_offset = (Elf32_Addr)r->offset,
-			.r_info = ELF32_R_INFO((Elf32_Word)r->sym, r->type),
-		};
-
-		memcpy(p, &e, sizeof(e));
-		break;
-	}
+		memcpy(p, w, reloc_entsize(l));
 	}
 }
 
