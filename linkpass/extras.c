@@ -162,5 +162,6 @@ const struct extras extras_table = {
 	.forced_anchor = forced_anchor,
 	.table_write_asm = table_write_asm,
 	.scan_stats = scan_print_stats,
+	.empty_table = scan_empty_table,
 	.usage_note = USAGE_NOTE,
 };

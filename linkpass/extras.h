@@ -39,6 +39,20 @@ void scan_print_stats(struct image *im, const struct options *o,
 		      struct scan_result *r, const struct anchors *a,
 		      const uint64_t *ns);
 
+/* cmd_dump.c, cmd_sites.c: the full tool's commands */
+int cmd_dump(struct options *o);
+int cmd_sites(struct options *o);
+
+/* table_asm.c: scan --format=asm */
+struct out_gate;
+int table_write_asm(struct image *im, const struct site *sites, size_t n,
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate);
+
+/* scan_empty.c: no silent empty table (the hook of hooks.h) */
+int scan_empty_table(struct image *im, const struct options *o,
+		     const struct scan_result *r);
+
 /*
  * print_entry.c.  Where the previous entry was: lines of a sorted
  * table then cost a few steps each instead of a search.  Start with

@@ -86,6 +86,13 @@ struct extras {
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
 			   const uint64_t *ns);
+	/*
+	 * scan's error for an image that names an mcount symbol and has
+	 * no site (scan_empty.c: it names --allow-empty); 0 when the
+	 * empty table may be written
+	 */
+	int (*empty_table)(struct image *im, const struct options *o,
+			   const struct scan_result *r);
 };
 
 extern const struct extras extras_table __weak;
