@@ -1,30 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkpass nop FILE...: write the NOP over every site of the table at
- * link time, so that nothing rewrites code at boot (a kernel built with
- * CC_USING_NOP_MCOUNT) or at start (liblptrace.a).  The NOP is the
- * architecture table's (arch->site_nop; on x86_64 Linux's x86_nops[5],
- * what ftrace_nop_replace() returns); only x86_64 has one.
- *
- * A linked image (ET_EXEC, ET_DYN): the sites are the table's non-zero
- * entries, read as check and dump read them (table_read.c).  Each must
- * hold a direct call to a defined mcount symbol, which becomes the NOP
- * of its length, or that NOP already.  Where the image kept the static
- * relocations of a site's section (-q, as a kernel's vmlinux does), the
- * call's relocation becomes R_*_NONE, as objtool --mnop leaves it, so
- * that check still reads the site as a NOP'd call.
- *
- * A relocatable object (a module's .ko): the entries are relocations,
- * section + offset.  Each site must be a call with a PLT32 or PC32
- * relocation against an mcount symbol at site + 1 (arch->call_at()
- * says which); the call becomes the NOP and the relocation NONE, so
- * that the module loader leaves the NOP alone.
- *
- * Every site is checked before any byte is written: one that holds
- * anything else is an error naming its entry, its function and its
- * bytes, and the file is left as it was.  The new bytes go into a copy
- * next to the file, in place (elfw_patch(): nothing else moves, so the
- * table stays what it was byte for byte), which then replaces it.
+ * linkpass nop FILE...: the NOP over every site of the table at link
+ * time (arch->site_nop: only x86_64 has one), so that nothing rewrites
+ * code at boot.  A linked image's sites are its table's non-zero
+ * entries, each a direct call to a defined mcount symbol or the NOP
+ * already; where the image kept the site's static relocation (-q) it
+ * becomes R_*_NONE, as objtool --mnop leaves it.  An object's (a .ko)
+ * are its table's relocations: each a call with a PC32/PLT32
+ * relocation against an mcount symbol, which becomes NONE so that the
+ * module loader leaves the NOP alone.  Every site is checked before a
+ * byte is written, in place in a copy that replaces the file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +24,6 @@
 #include "table_read.h"
 #include "util.h"
 
-/* The --stats line. */
 #define NOP_STATS \
 	"linkpass nop %s: %zu sites NOP'd, %zu already NOPs, %zu zero entries skipped, %zu relocations made NONE\n"
 
@@ -53,8 +37,7 @@ struct nop_site {
 	uint64_t off;		/* its offset in @sec */
 	unsigned int len;	/* the length of its call or NOP; 0: other */
 	bool call;		/* holds the call: gets the NOP */
-	/* its relocation, at the end of the call, when the file keeps one */
-	const struct relocs *rel;
+	const struct relocs *rel;	/* its relocation, if kept */
 	size_t ri;
 	bool fix_rel;		/* the relocation is not NONE yet */
 	const char *bad;	/* why the site is refused, or NULL */
@@ -68,7 +51,6 @@ struct nop_job {
 	size_t n;
 	uint8_t *is_mcount;		/* by symbol index */
 	struct relocs *rels;		/* by section index: its relocations */
-	bool *has_rels;
 	size_t nzero, nnopped, nalready, nrelocs;
 };
 
@@ -96,9 +78,8 @@ static unsigned int nop_at(const struct arch *a, const uint8_t *p,
 }
 
 /*
- * The site at entry @entry, @at in @sec (NULL: in no section): its bytes
- * looked at.  A linked image's call is checked here (its target is in
- * the bytes); an object's when its relocation is found.
+ * The site of entry @entry, @at in @sec (or NULL).  A linked image's
+ * call target is checked here, an object's by take_reloc().
  */
 static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		     struct section *sec, const uint64_t *targets,
@@ -131,7 +112,6 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 	s->len = nop_at(im->arch, p, avail);
 	if (s->len)
 		return;
-	/* in an object the target is the relocation's: take_reloc() */
 	s->len = im->arch->direct_call(p, avail, at->off, &target);
 	s->call = s->len && im->arch->site_nop(s->len) &&
 		  (im->ehdr.e_type == ET_REL ||
@@ -209,11 +189,9 @@ static struct nop_site *site_before(struct nop_job *j, const struct place *at)
 }
 
 /*
- * Relocation @ri of @rs names an mcount symbol at @r->offset.  Where
- * the architecture reads a call (or a NOP'd one) there, it is that
- * site's; one that patches the bytes of a NOP is too (it would write
- * into the NOP).  A call's must be the direct call the site holds; a
- * NOP's becomes NONE where it is not yet.
+ * Relocation @ri of @rs names an mcount symbol: it is the site's whose
+ * call (or NOP'd call) it patches, or into whose NOP it would write.
+ * A call's must be a direct call's; a NOP's becomes NONE.
  */
 static void take_reloc(struct nop_job *j, const struct relocs *rs, size_t ri,
 		       const struct reloc *r)
@@ -253,23 +231,7 @@ static void take_reloc(struct nop_job *j, const struct relocs *rs, size_t ri,
 		s->bad = "is a call that its relocation reads otherwise";
 }
 
-/* Which symbols are mcount symbols, by index. */
-static void mark_mcount(struct nop_job *j)
-{
-	struct image *im = j->im;
-	size_t i;
-
-	j->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	for (i = 1; i < im->nsyms; i++)
-		j->is_mcount[i] = mcount_kind(j->o->scan.mcount_syms,
-					      im->syms[i].name) != MCOUNT_NO;
-}
-
-/*
- * The relocations of every section with sites, where the file keeps
- * them: each site's is found, and a call that must have one and has
- * none is refused.
- */
+/* Each site's relocation, where the file keeps its section's. */
 static int find_relocs(struct nop_job *j)
 {
 	struct image *im = j->im;
@@ -278,22 +240,21 @@ static int find_relocs(struct nop_job *j)
 	struct reloc r;
 	size_t i, k;
 
-	mark_mcount(j);
+	j->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	for (i = 1; i < im->nsyms; i++)
+		j->is_mcount[i] = mcount_kind(j->o->scan.mcount_syms,
+					      im->syms[i].name) != MCOUNT_NO;
 	j->rels = xcalloc(im->nsecs, sizeof(*j->rels));
-	j->has_rels = xcalloc(im->nsecs, sizeof(*j->has_rels));
 	for (i = 0; i < j->n; i++) {
 		const struct section *sec = j->v[i].sec;
 
-		if (!sec || j->has_rels[sec->idx])
+		if (!sec || j->rels[sec->idx].rsec)
 			continue;
 		rsec = image_relocs_of(im, sec);
-		if (!rsec)
-			continue;
 		rs = &j->rels[sec->idx];
-		if (image_relocs(im, rsec, rs) < 0)
+		if (rsec && image_relocs(im, rsec, rs) < 0)
 			return -1;
-		j->has_rels[sec->idx] = true;
-		for (k = 0; k < rs->count; k++) {
+		for (k = 0; rsec && k < rs->count; k++) {
 			reloc_get(rs->layout, rs->base, k, &r);
 			if (r.sym < im->nsyms && j->is_mcount[r.sym])
 				take_reloc(j, rs, k, &r);
@@ -303,13 +264,16 @@ static int find_relocs(struct nop_job *j)
 		struct nop_site *s = &j->v[i];
 
 		if (!s->bad && s->call && !s->rel &&
-		    (im->ehdr.e_type == ET_REL || j->has_rels[s->sec->idx]))
+		    (im->ehdr.e_type == ET_REL || j->rels[s->sec->idx].rsec))
 			s->bad = "is a call without a relocation against an mcount symbol";
+		j->nnopped += s->call;
+		j->nalready += !s->call;
+		j->nrelocs += s->fix_rel;
 	}
 	return 0;
 }
 
-/* Refuse the file when a site is bad: one line, the first, and a count. */
+/* Refuse the file when a site is bad: one line, for the first. */
 static int refuse(struct nop_job *j)
 {
 	const struct nop_site *first = NULL;
@@ -390,17 +354,6 @@ static void distinct_sites(struct nop_job *j)
 	j->n = k;
 }
 
-static void count(struct nop_job *j)
-{
-	size_t i;
-
-	for (i = 0; i < j->n; i++) {
-		j->nnopped += j->v[i].call;
-		j->nalready += !j->v[i].call;
-		j->nrelocs += j->v[i].fix_rel;
-	}
-}
-
 static int nop_file(const struct options *o, const char *path)
 {
 	struct nop_job j = { .o = o };
@@ -424,7 +377,6 @@ static int nop_file(const struct options *o, const char *path)
 	distinct_sites(&j);
 	if (find_relocs(&j) < 0 || refuse(&j) < 0)
 		goto out_free;
-	count(&j);
 	ret = write_nops(&j);
 	if (!ret && o->stats)
 		printf(NOP_STATS, path, j.nnopped, j.nalready, j.nzero,
@@ -433,7 +385,6 @@ out_free:
 	free(j.v);
 	free(j.is_mcount);
 	free(j.rels);
-	free(j.has_rels);
 	funcs_free(&j.funcs);
 out_close:
 	image_close(&im);

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkpass obj: the per-object mode, as recordmcount does it.  Each
- * relocatable object gets its own __mcount_loc section listing the call
- * sites of its traced functions, section-relative, with relocations
- * against a symbol that survives linking: the section's own STT_SECTION
- * symbol, else a non-weak symbol defined in that section (a weak one
- * could be replaced by another object's definition).  This is also the
- * mode for loadable modules, whose .ko is one relocatable object.
- *
- * The object is rewritten atomically (elfw_rewrite): a copy next to it
- * gets the new sections through libelf, then replaces it.  An object that already
- * has __mcount_loc is left alone, so a second run never doubles it.
+ * linkpass obj: the per-object mode, as recordmcount does it, and the
+ * mode for modules (a .ko is one relocatable object).  Each object gets
+ * its own __mcount_loc, section-relative, with relocations against a
+ * symbol that survives linking: the section's symbol, else a non-weak
+ * one defined in it.  The object is rewritten atomically; one that has
+ * __mcount_loc already is left alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +16,7 @@
 #include "mcount-table.h"
 #include "util.h"
 
-/* One table entry: relocation symbol index and addend. */
+/* One table entry: relocation symbol and addend. */
 struct obj_entry {
 	uint32_t sym;
 	int64_t addend;
@@ -99,9 +94,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 	const struct arch *arch = im->arch;
 	GElf_Shdr table = {
 		.sh_type = SHT_PROGBITS,
-		/* a PIC object's entries become dynamic relocations: keep
-		 * them out of read-only data
-		 */
+		/* a PIC object's entries become dynamic relocations */
 		.sh_flags = SHF_ALLOC | (pic_code(r) ? SHF_WRITE : 0),
 		.sh_entsize = arch->addr_size,
 	};
@@ -138,11 +131,9 @@ out_free:
 }
 
 /*
- * libelf lays the rewritten object out again, padding each section to
- * its alignment: a corrupt sh_addralign of 2^36 would have it write
- * 64 GiB of zeros.  Alignments must be powers of two (the ELF rule) and
- * at most MAX_REWRITE_ALIGN, far above what compilers emit (the
- * kernel's largest is 2 MiB).
+ * libelf pads each section of the rewritten object to its alignment: a
+ * corrupt sh_addralign of 2^36 would write 64 GiB of zeros.  The
+ * kernel's largest is 2 MiB.
  */
 #define MAX_REWRITE_ALIGN (16u << 20)
 
@@ -171,10 +162,7 @@ static int process(const struct options *o, const char *path)
 	if (image_open(&im, path, IMAGE_OBJECT) < 0)
 		goto out_close;
 	if (image_find_section(&im, MCOUNT_SECTION)) {
-		/*
-		 * a second run, or a compiler-made table: never double it.
-		 * Not an error, so stdout: stderr is for errors only.
-		 */
+		/* a second run, or a compiler's table: not an error */
 		printf("linkpass: %s: %s: already present; object left unchanged\n",
 		       path, MCOUNT_SECTION);
 		ret = 0;
