@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "describe.h"
 #include "find.h"
 #include "findings.h"
 #include "hooks.h"
@@ -47,45 +46,28 @@ static struct place *site_places(const struct scan_result *r, bool object)
 	return s;
 }
 
-/* Names an address of a linked image, or a place of an object. */
+/*
+ * A finding's place: the address, or section + offset; the full tool
+ * adds its function and bytes (describe.c).
+ */
 struct namer {
 	struct image *im;
-	const struct scan_result *r;
+	struct scan_result *r;
 };
 
-static void describe_linked(void *ctx, enum finding f, const struct place *p,
-			    char *buf, size_t len)
+static void name_place(void *ctx, enum finding f, const struct place *p,
+		       char *buf, size_t len)
 {
-	const struct namer *ln = ctx;
-	const struct site *d;
-	char where[512], bytes[64];
+	const struct namer *n = ctx;
+	struct image *im = n->im;
 
-	describe_addr(ln->im, &ln->r->funcs, p->off, where, sizeof(where));
-	if (f == FOUND_MISSING || f == FOUND_DUPLICATE) {
-		snprintf(buf, len, "0x%016llx %s", (unsigned long long)p->off,
-			 where);
-		return;
-	}
-	d = f == FOUND_STALE ? scan_find_dropped(ln->r, p->off) : NULL;
-	snprintf(buf, len, "0x%016llx %s: bytes %s%s%s",
-		 (unsigned long long)p->off, where,
-		 describe_bytes(ln->im, p->off, bytes, sizeof(bytes)),
-		 d ? "; call " : "", d ? verdict_name[d->verdict] : "");
-}
-
-static void describe_object(void *ctx, enum finding kind,
-			    const struct place *p, char *buf, size_t len)
-{
-	const struct namer *on = ctx;
-	size_t at;
-
-	describe_place(on->im, &on->r->funcs, p, buf, len);
-	at = strlen(buf);
-	if ((kind == FOUND_CALL || kind == FOUND_NOP) && at + 8 < len) {
-		snprintf(buf + at, len - at, ": bytes ");
-		describe_section_bytes(on->im, &on->im->secs[p->shndx], p->off,
-				       buf + at + 8, len - at - 8);
-	}
+	if (extras()->describe_finding)
+		extras()->describe_finding(im, n->r, f, p, buf, len);
+	else if (im->ehdr.e_type == ET_REL)
+		snprintf(buf, len, "%s+0x%llx", im->secs[p->shndx].name,
+			 (unsigned long long)p->off);
+	else
+		snprintf(buf, len, "0x%016llx", (unsigned long long)p->off);
 }
 
 static int check_object(struct options *o, struct image *im,
@@ -95,11 +77,11 @@ static int check_object(struct options *o, struct image *im,
 	struct place *t = NULL, *sorted = NULL, *s = NULL;
 	struct scan_result r;
 	struct namer on = { im, &r };
-	const struct place_namer nm = { describe_object, &on };
+	const struct place_namer nm = { name_place, &on };
 	size_t n = 0, i;
 	int ret = EXIT_ERROR;
 
-	/* findings name functions */
+	/* with functions and drop reasons, as obj scans */
 	if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
 		return EXIT_ERROR;
 	if (!sec && !r.nkept) {
@@ -194,7 +176,7 @@ static void check_states(const struct options *o, struct image *im,
 			 struct scan_result *r, struct findings *fd)
 {
 	struct namer ln = { im, r };
-	const struct place_namer nm = { describe_linked, &ln };
+	const struct place_namer nm = { name_place, &ln };
 	bool want_nop = o->sites == SITES_NOP;
 	struct place p = { 0 };
 	size_t i;
@@ -202,8 +184,9 @@ static void check_states(const struct options *o, struct image *im,
 	for (i = 0; i < r->nkept; i++) {
 		p.off = r->kept[i].addr;
 		p.form = r->kept[i].form;
-		/* the first finding: its lines name functions */
-		if (!r->funcs.v && (p.form == CALL_NOPPED) != want_nop &&
+		/* the first finding: the full tool's lines name functions */
+		if (extras()->describe_finding && !r->funcs.v &&
+		    (p.form == CALL_NOPPED) != want_nop &&
 		    image_symbols(im) == 0)
 			funcs_build(im, &r->funcs);
 		check_site_state(o, &p, &nm, fd);
@@ -213,11 +196,11 @@ static void check_states(const struct options *o, struct image *im,
 
 /* check_merge() on addresses: shndx 0 on both sides. */
 static void compare(const struct options *o, struct image *im,
-		    const struct scan_result *r, const uint64_t *v,
+		    struct scan_result *r, const uint64_t *v,
 		    size_t n, struct findings *fd)
 {
 	struct namer ln = { im, r };
-	const struct place_namer nm = { describe_linked, &ln };
+	const struct place_namer nm = { name_place, &ln };
 	struct place *t = xcalloc(n ? n : 1, sizeof(*t));
 	struct place *s = site_places(r, false);
 	size_t i;
@@ -294,7 +277,7 @@ static int check_linked(struct options *o, struct image *im,
 		printf(ZEROED_LINE, fd->zeroed,
 		       o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
 	same = agree(&r, v, n);
-	if (!o->byte_audit && !same) {
+	if (!o->byte_audit && !same && extras()->describe_finding) {
 		/* findings to explain: scan again with the drop reasons */
 		scan_result_free(&r);
 		if (find_sites(im, &o->scan, &scan_explained, &r) < 0)

@@ -17,8 +17,8 @@
 
 #include "commands.h"
 #include "compiler.h"
-#include "describe.h"
 #include "elfwrite.h"
+#include "hooks.h"
 #include "mcount.h"
 #include "mcount-table.h"
 #include "table_read.h"
@@ -46,7 +46,6 @@ struct nop_site {
 struct nop_job {
 	const struct options *o;
 	struct image *im;
-	struct funcs funcs;		/* names for messages */
 	struct nop_site *v;		/* sorted by place, distinct */
 	size_t n;
 	uint8_t *is_mcount;		/* by symbol index */
@@ -273,11 +272,15 @@ static int find_relocs(struct nop_job *j)
 	return 0;
 }
 
-/* Refuse the file when a site is bad: one line, for the first. */
+/*
+ * Refuse the file when a site is bad: one line, for the first, with
+ * its function and bytes in the full tool (describe.c).
+ */
 static int refuse(struct nop_job *j)
 {
 	const struct nop_site *first = NULL;
-	char fn[512], where[540], bytes[64] = "<no bytes>", place[64];
+	struct image *im = j->im;
+	char where[640], place[64];
 	size_t nbad = 0, i;
 
 	for (i = 0; i < j->n; i++)
@@ -285,21 +288,20 @@ static int refuse(struct nop_job *j)
 			first = &j->v[i];
 	if (!nbad)
 		return 0;
-	if (j->im->ehdr.e_type == ET_REL) {
-		describe_place(j->im, &j->funcs, &first->at, where,
-			       sizeof(where));
-	} else {
-		describe_addr(j->im, &j->funcs, first->at.off, fn, sizeof(fn));
-		snprintf(where, sizeof(where), "0x%llx (%s)",
-			 (unsigned long long)first->at.off, fn);
-	}
-	if (first->sec)
-		describe_section_bytes(j->im, first->sec, first->off, bytes,
-				       sizeof(bytes));
+	if (extras()->describe_nop_site)
+		extras()->describe_nop_site(im, &first->at, first->sec,
+					    first->off, where, sizeof(where));
+	else if (im->ehdr.e_type == ET_REL)
+		snprintf(where, sizeof(where), "%s+0x%llx",
+			 first->at.shndx < im->nsecs ?
+			 im->secs[first->at.shndx].name : "<none>",
+			 (unsigned long long)first->at.off);
+	else
+		snprintf(where, sizeof(where), "0x%llx",
+			 (unsigned long long)first->at.off);
 	snprintf(place, sizeof(place), MCOUNT_SECTION " entry %zu",
 		 first->entry);
-	return lp_error(j->im->path, place,
-			"%s, holding %s, %s; nothing written%s", where, bytes,
+	return lp_error(im->path, place, "%s, %s; nothing written%s", where,
 			first->bad,
 			nbad > 1 ? " (and more sites like it)" : "");
 }
@@ -369,7 +371,6 @@ static int nop_file(const struct options *o, const char *path)
 			 im.arch->name);
 		goto out_close;
 	}
-	funcs_build(&im, &j.funcs);
 	/* the sites, then their relocations, checked before any write */
 	if ((im.ehdr.e_type == ET_REL ? object_sites(&j) :
 	     linked_sites(&j)) < 0)
@@ -385,7 +386,6 @@ out_free:
 	free(j.v);
 	free(j.is_mcount);
 	free(j.rels);
-	funcs_free(&j.funcs);
 out_close:
 	image_close(&im);
 	return ret;

@@ -26,6 +26,7 @@ struct image;
 struct opt;
 struct options;
 struct out_gate;
+struct place;
 struct scan_result;
 struct scan_stats;
 struct section;
@@ -93,6 +94,17 @@ struct extras {
 	 */
 	int (*empty_table)(struct image *im, const struct options *o,
 			   const struct scan_result *r);
+	/*
+	 * The function and bytes of a place, for check's finding @kind
+	 * (enum finding) and nop's refused site (describe.c); the kernel's
+	 * set prints the address, or section + offset
+	 */
+	void (*describe_finding)(struct image *im, struct scan_result *r,
+				 int kind, const struct place *p, char *buf,
+				 size_t len);
+	void (*describe_nop_site)(struct image *im, const struct place *p,
+				  struct section *sec, uint64_t off, char *buf,
+				  size_t len);
 };
 
 extern const struct extras extras_table __weak;
