@@ -20,11 +20,8 @@ struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */
 	const struct symbol **list;	/* the distinct anchors used */
 	size_t n;
-	/* a shared library's one anchor, __ehdr_start (anchor_dso.c) */
-	struct symbol ehdr;
+	struct symbol ehdr;	/* a shared library's: anchor_dso.c */
 };
-
-#define ANCHOR_EHDR "__ehdr_start"
 
 /* A global another object can refer to by name. */
 static inline bool anchor_exported(const struct symbol *s)

@@ -23,13 +23,6 @@
 #define ZEROED_LINE \
 	"zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n"
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The kept sites of @r as places, in place order. */
 static struct place *site_places(const struct scan_result *r, bool object)
 {
@@ -135,48 +128,48 @@ static void order_faults(const struct options *o, const struct table *t,
 }
 
 /*
- * The table's non-zero entries in address order, *@n of them; the
- * zero ones (dead entries a post-link tool zeroed; ftrace skips them)
- * are counted apart from stale ones.
+ * The table's non-zero entries as places, in address order, *@n of
+ * them; the zero ones (dead entries a post-link tool zeroed; ftrace
+ * skips them) are counted apart from stale ones.
  */
-static uint64_t *live_entries(const struct table *t, size_t *n,
-			      struct findings *fd)
+static struct place *live_entries(const struct table *t, size_t *n,
+				  struct findings *fd)
 {
-	uint64_t *v = xmalloc((t->n ? t->n : 1) * sizeof(*v));
+	struct place *v = xcalloc(t->n ? t->n : 1, sizeof(*v));
 	bool sorted = true;
 	size_t i, k = 0;
 
 	for (i = 0; i < t->n; i++) {
 		if (!t->v[i])
 			continue;
-		sorted &= !k || t->v[i] >= v[k - 1];
-		v[k++] = t->v[i];
+		sorted &= !k || t->v[i] >= v[k - 1].off;
+		v[k++].off = t->v[i];
 	}
 	if (!sorted)
-		qsort(v, k, sizeof(*v), cmp_u64);
+		qsort(v, k, sizeof(*v), cmp_place);
 	fd->zeroed = t->n - k;
 	*n = k;
 	return v;
 }
 
 /* The common case: the table is exactly the sites, nothing to list. */
-static bool agree(const struct scan_result *r, const uint64_t *v, size_t n)
+static bool agree(const struct scan_result *r, const struct place *v,
+		  size_t n)
 {
 	size_t i;
 
 	if (n != r->nkept)
 		return false;
-	for (i = 0; i < n && v[i] == r->kept[i].addr; i++)
+	for (i = 0; i < n && v[i].off == r->kept[i].addr; i++)
 		;
 	return i == n;
 }
 
 /* The table is exactly the sites: does each hold what --sites wants? */
 static void check_states(const struct options *o, struct image *im,
-			 struct scan_result *r, struct findings *fd)
+			 struct scan_result *r, const struct place_namer *nm,
+			 struct findings *fd)
 {
-	struct namer ln = { im, r };
-	const struct place_namer nm = { name_place, &ln };
 	bool want_nop = o->sites == SITES_NOP;
 	struct place p = { 0 };
 	size_t i;
@@ -189,27 +182,9 @@ static void check_states(const struct options *o, struct image *im,
 		    (p.form == CALL_NOPPED) != want_nop &&
 		    image_symbols(im) == 0)
 			funcs_build(im, &r->funcs);
-		check_site_state(o, &p, &nm, fd);
+		check_site_state(o, &p, nm, fd);
 	}
 	check_more(o, want_nop ? "call" : "nop", fd->wrong);
-}
-
-/* check_merge() on addresses: shndx 0 on both sides. */
-static void compare(const struct options *o, struct image *im,
-		    struct scan_result *r, const uint64_t *v,
-		    size_t n, struct findings *fd)
-{
-	struct namer ln = { im, r };
-	const struct place_namer nm = { name_place, &ln };
-	struct place *t = xcalloc(n ? n : 1, sizeof(*t));
-	struct place *s = site_places(r, false);
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		t[i].off = v[i];
-	check_merge(o, t, n, s, r->nkept, &nm, fd);
-	free(s);
-	free(t);
 }
 
 /*
@@ -248,8 +223,10 @@ static int check_linked(struct options *o, struct image *im,
 	struct scan_want want = { .stripped_later = true };
 	struct table_bounds bounds;
 	struct scan_result r;
+	struct namer ln = { im, &r };
+	const struct place_namer nm = { name_place, &ln };
 	struct table t;
-	uint64_t *v = NULL;
+	struct place *v = NULL, *s;
 	int ret = EXIT_ERROR;
 	bool same;
 	size_t n;
@@ -284,10 +261,13 @@ static int check_linked(struct options *o, struct image *im,
 			goto out_free;
 	}
 	order_faults(o, &t, fd);
-	if (!same)
-		compare(o, im, &r, v, n, fd);
-	else if (o->sites != SITES_ANY)
-		check_states(o, im, &r, fd);
+	if (!same) {
+		s = site_places(&r, false);
+		check_merge(o, v, n, s, r.nkept, &nm, fd);
+		free(s);
+	} else if (o->sites != SITES_ANY) {
+		check_states(o, im, &r, &nm, fd);
+	}
 	ret = check_verdict(o, t.found, t.n, r.nkept, t.how, fd);
 out_free:
 	free(v);

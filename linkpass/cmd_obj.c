@@ -16,12 +16,6 @@
 #include "mcount-table.h"
 #include "util.h"
 
-/* One table entry: relocation symbol and addend. */
-struct obj_entry {
-	uint32_t sym;
-	int64_t addend;
-};
-
 static bool survives_link(const struct symbol *s, size_t shndx)
 {
 	if (s->shndx != shndx || s->bind == STB_WEAK)
@@ -49,33 +43,6 @@ static long reloc_symbol(const struct image *im, size_t shndx)
 	return best;
 }
 
-static int plan_entries(struct image *im, const struct scan_result *r,
-			struct obj_entry *e)
-{
-	long *sym_of = xcalloc(im->nsecs, sizeof(*sym_of));
-	int ret = 0;
-	size_t i;
-
-	for (i = 0; i < im->nsecs; i++)
-		sym_of[i] = -2;	/* not looked up yet */
-	for (i = 0; i < r->nkept; i++) {
-		uint32_t sh = r->kept[i].shndx;
-
-		if (sym_of[sh] == -2)
-			sym_of[sh] = reloc_symbol(im, sh);
-		if (sym_of[sh] < 0) {
-			ret = lp_error(im->path, im->secs[sh].name,
-				       "no section symbol or non-weak symbol to relocate table entries against");
-			break;
-		}
-		e[i].sym = (uint32_t)sym_of[sh];
-		e[i].addend = (int64_t)(r->kept[i].addr -
-					im->syms[sym_of[sh]].value);
-	}
-	free(sym_of);
-	return ret;
-}
-
 /* Code that calls through the GOT is position-independent. */
 static bool pic_code(const struct scan_result *r)
 {
@@ -88,8 +55,7 @@ static bool pic_code(const struct scan_result *r)
 }
 
 /* Add __mcount_loc and its relocations to a copy of the object. */
-static int write_table(struct image *im, const struct scan_result *r,
-		       const struct obj_entry *ent)
+static int write_table(struct image *im, const struct scan_result *r)
 {
 	const struct arch *arch = im->arch;
 	GElf_Shdr table = {
@@ -102,15 +68,30 @@ static int write_table(struct image *im, const struct scan_result *r,
 		.sh_flags = SHF_INFO_LINK,
 		.sh_link = (uint32_t)im->symtab->idx,
 	};
+	long *sym_of = xcalloc(im->nsecs, sizeof(*sym_of));
 	struct addr_table t;
 	struct elfw w;
 	size_t i, tidx;
+	uint32_t sh;
 	int ret = -1;
 
 	if (addr_table_init(&t, arch, r->nkept, im->path) < 0)
-		return -1;
-	for (i = 0; i < r->nkept; i++)
-		addr_table_put(&t, i, ent[i].sym, ent[i].addend);
+		goto out_free;
+	for (i = 0; i < im->nsecs; i++)
+		sym_of[i] = -2;	/* not looked up yet */
+	for (i = 0; i < r->nkept; i++) {
+		sh = r->kept[i].shndx;
+		if (sym_of[sh] == -2)
+			sym_of[sh] = reloc_symbol(im, sh);
+		if (sym_of[sh] < 0) {
+			lp_error(im->path, im->secs[sh].name,
+				 "no section symbol or non-weak symbol to relocate table entries against");
+			goto out_free;
+		}
+		addr_table_put(&t, i, (uint64_t)sym_of[sh],
+			       (int64_t)(r->kept[i].addr -
+					 im->syms[sym_of[sh]].value));
+	}
 	rel.sh_type = reloc_has_addend(t.layout) ? SHT_RELA : SHT_REL;
 	rel.sh_entsize = reloc_entsize(t.layout);
 	if (elfw_rewrite(&w, im) < 0)
@@ -127,6 +108,7 @@ static int write_table(struct image *im, const struct scan_result *r,
 	ret = elfw_commit(&w);
 out_free:
 	addr_table_free(&t);
+	free(sym_of);
 	return ret;
 }
 
@@ -154,7 +136,6 @@ static int check_alignments(const struct image *im)
 
 static int process(const struct options *o, const char *path)
 {
-	struct obj_entry *ent = NULL;
 	struct scan_result r;
 	struct image im;
 	int ret = -1;
@@ -176,19 +157,11 @@ static int process(const struct options *o, const char *path)
 	}
 	if (find_sites(&im, &o->scan, &scan_explained, &r) < 0)
 		goto out_close;
-	ent = xcalloc(r.nkept ? r.nkept : 1, sizeof(*ent));
-	if (plan_entries(&im, &r, ent) < 0)
-		goto out_free_scan;
-	if (!r.nkept) {
-		ret = 0;	/* nothing traced: leave the object as it is */
-		goto out_free_scan;
-	}
-	ret = write_table(&im, &r, ent);
-	if (!ret && o->stats)
+	/* nothing traced: leave the object as it is */
+	ret = r.nkept ? write_table(&im, &r) : 0;
+	if (r.nkept && !ret && o->stats)
 		printf("linkpass obj %s: %zu entries (%zu references, %zu dropped)\n",
 		       path, r.nkept, r.stats.refs, r.ndropped);
-out_free_scan:
-	free(ent);
 	scan_result_free(&r);
 out_close:
 	image_close(&im);

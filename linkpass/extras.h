@@ -26,6 +26,7 @@ int stripped_begin(struct image *im, struct scan_result *r, int threads,
 		   struct stripped_check **job);
 
 /* anchor_dso.c: a shared library's anchors, and --anchor SYM */
+#define ANCHOR_EHDR "__ehdr_start"
 int image_read_dynamic(struct image *im);
 int ehdr_anchor(struct image *im, struct anchors *a);
 int forced_anchor(struct image *im, const char *forced, size_t nsites,
