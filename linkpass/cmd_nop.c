@@ -119,16 +119,33 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		s->bad = "is neither a call to an mcount symbol nor the NOP";
 }
 
-/* A linked image's sites: its table's entries. */
-static int linked_sites(struct nop_job *j)
+/*
+ * The sites: a linked image's non-zero table entries, or an object's
+ * table relocations as section + offset.
+ */
+static int table_sites(struct nop_job *j)
 {
 	struct image *im = j->im;
+	struct section *sec = image_find_section(im, MCOUNT_SECTION);
 	uint64_t targets[8];
-	size_t ntargets = 0, i;
-	struct place at;
+	size_t ntargets = 0, n, i;
+	struct place *p = NULL;
 	struct table t;
 	int ret = -1;
 
+	if (im->ehdr.e_type == ET_REL) {
+		if (!sec)
+			return 0;	/* nothing traced: nothing to NOP */
+		if (table_read_object(im, sec, &p, &n) >= 0) {
+			j->v = xcalloc(n ? n : 1, sizeof(*j->v));
+			for (i = 0; i < n; i++)
+				add_site(j, i, &p[i], &im->secs[p[i].shndx],
+					 NULL, 0);
+			ret = 0;
+		}
+		free(p);
+		return ret;
+	}
 	if (table_read_found(im, j->o->start_sym, j->o->stop_sym, &t) < 0)
 		return -1;
 	for (i = 0; i < t.n; i++)
@@ -141,35 +158,13 @@ static int linked_sites(struct nop_job *j)
 	for (i = 0; i < t.n; i++) {
 		if (!t.v[i])
 			continue;	/* a dead entry, zeroed after the link */
-		at = (struct place){ .off = t.v[i] };
-		add_site(j, i, &at, image_section_at(im, t.v[i]), targets,
-			 ntargets);
+		add_site(j, i, &(struct place){ .off = t.v[i] },
+			 image_section_at(im, t.v[i]), targets, ntargets);
 	}
 	ret = 0;
 out_free_table:
 	table_free(&t);
 	return ret;
-}
-
-/* An object's sites: its table's relocations, as section + offset. */
-static int object_sites(struct nop_job *j)
-{
-	struct image *im = j->im;
-	struct section *sec = image_find_section(im, MCOUNT_SECTION);
-	struct place *t;
-	size_t n, i;
-
-	if (!sec)
-		return 0;	/* nothing traced: nothing to NOP */
-	if (table_read_object(im, sec, &t, &n) < 0) {
-		free(t);
-		return -1;
-	}
-	j->v = xcalloc(n ? n : 1, sizeof(*j->v));
-	for (i = 0; i < n; i++)
-		add_site(j, i, &t[i], &im->secs[t[i].shndx], NULL, 0);
-	free(t);
-	return 0;
 }
 
 /* The last site at or before @at, or NULL. */
@@ -372,8 +367,7 @@ static int nop_file(const struct options *o, const char *path)
 		goto out_close;
 	}
 	/* the sites, then their relocations, checked before any write */
-	if ((im.ehdr.e_type == ET_REL ? object_sites(&j) :
-	     linked_sites(&j)) < 0)
+	if (table_sites(&j) < 0)
 		goto out_free;
 	distinct_sites(&j);
 	if (find_relocs(&j) < 0 || refuse(&j) < 0)

@@ -91,11 +91,7 @@ void options_free(struct options *o);
 
 enum parsed { PARSE_RUN, PARSE_HELP, PARSE_ERROR };
 
-/*
- * The options of command @name (bit @cmd) from argv[2] on, into @o;
- * the operands are left from argv[optind].  Then what they say
- * together (opts_valid()).
- */
+/* Command @name's options from argv[2] on; operands from argv[optind]. */
 enum parsed options_parse(const char *name, unsigned int cmd, int argc,
 			  char **argv, struct options *o);
 enum parsed opts_valid(const char *name, unsigned int cmd,

@@ -24,9 +24,8 @@ struct table {
 };
 
 /*
- * The names that may bound the table: --start-sym/--stop-sym, or the
- * two pairs of mcount-table.h.  A pass over the symbols that runs
- * anyway (the scan's) looks them up with table_bounds_match().
+ * The names that may bound the table (--start-sym/--stop-sym, or the
+ * pairs of mcount-table.h), looked up by the scan's symbol pass.
  */
 #define TABLE_BOUND_NAMES 4
 struct table_bounds {
@@ -55,10 +54,7 @@ static inline void table_bounds_match(struct table_bounds *b,
 	}
 }
 
-/*
- * No table is not an error (t->found is false), a malformed one is.
- * @start_sym/@stop_sym: the names, or NULL for the default ones.
- */
+/* No table is not an error (t->found is false), a malformed one is. */
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
 	       struct table *t);
 /* The same, and an error (-1) when the image has no table. */
