@@ -14,11 +14,9 @@ const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
 
 void anchor_cands_init(struct anchor_cands *c, const struct image *im)
 {
-	size_t n = im->nsecs ? im->nsecs : 1;
-
 	memset(c, 0, sizeof(*c));
 	/* one per section, the fallback names and the first eligible */
-	c->cap = n + ANCHOR_NFALLBACK + 1;
+	c->cap = (im->nsecs ? im->nsecs : 1) + ANCHOR_NFALLBACK + 1;
 	c->store = xcalloc(c->cap, sizeof(*c->store));
 	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
 }
@@ -53,10 +51,18 @@ void anchor_globals_append(struct anchor_cands *lo,
 	lo->nglobals += hi->nglobals;
 }
 
+/* Symbol @idx, which a pass already read in place once. */
+static void cand_sym(const struct image *im, uint32_t idx, struct symbol *out)
+{
+	if (im->syms_decoded)
+		*out = im->syms[idx];
+	else
+		image_sym_get(im, idx, out);
+}
+
 /*
- * Symbol @idx as a pointer that stays valid as long as @c: into
- * im->syms, or a copy decoded once, its name copied too (the same
- * symbol, the same pointer).
+ * Symbol @idx as a pointer valid as long as @c: into im->syms, or a
+ * copy decoded once, its name copied too.
  */
 static const struct symbol *cand_ptr(struct anchor_cands *c,
 				     const struct image *im, uint32_t idx)
@@ -72,7 +78,7 @@ static const struct symbol *cand_ptr(struct anchor_cands *c,
 			return &c->store[i];
 	if (c->nstore == c->cap)
 		return NULL;	/* not reached: see anchor_cands_init() */
-	anchor_cand_sym(im, idx, &c->store[c->nstore]);
+	cand_sym(im, idx, &c->store[c->nstore]);
 	c->store[c->nstore].name = xstrdup(c->store[c->nstore].name);
 	c->store_idx[c->nstore] = idx;
 	return &c->store[c->nstore++];
@@ -90,9 +96,9 @@ void anchor_cands_hold(struct anchor_cands *c, const struct image *im)
 }
 
 /*
- * The image-wide anchor, for a section without a global symbol of its
- * own: in a shared library __ehdr_start, else a well-known start
- * symbol, else the first eligible symbol.
+ * For a section without a global of its own: a shared library's
+ * __ehdr_start, else a well-known start symbol, else the first
+ * eligible symbol.
  */
 static const struct symbol *image_anchor(const struct image *im,
 					 struct anchor_cands *c,
@@ -111,7 +117,7 @@ static const struct symbol *image_anchor(const struct image *im,
 	return cand_ptr(c, im, c->first);
 }
 
-/* Is @g, at @g->value, a better pick than @cur (number; 0: none), at @at? */
+/* Is @g a better pick than @cur (0: none), at @at: lower, or @higher? */
 static bool pick_better(const struct image *im, const struct anchor_global *g,
 			uint32_t cur, uint64_t at, bool higher)
 {
@@ -119,17 +125,15 @@ static bool pick_better(const struct image *im, const struct anchor_global *g,
 
 	if (!cur || g->value != at)
 		return !cur || (higher ? g->value > at : g->value < at);
-	anchor_cand_sym(im, g->idx, &x);
-	anchor_cand_sym(im, cur, &y);
+	cand_sym(im, g->idx, &x);
+	cand_sym(im, cur, &y);
 	return anchor_better(&x, &y);
 }
 
 /*
- * Each section's anchor, by number (0: none), for the sections @used
- * marks: of its eligible globals the nearest at or below its first site
- * (the anchor that the least of the section's layout lies between),
- * else the lowest.  Of equal values the better one as anchor_better()
- * ranks them, and of equals the first in table order.
+ * Each used section's anchor, by number (0: none): of its eligible
+ * globals the nearest at or below its first site, else the lowest; of
+ * equals the first in table order.
  */
 static uint32_t *section_anchors(const struct image *im,
 				 const struct anchor_cands *c,
@@ -186,12 +190,7 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 	a->list[a->n++] = s;
 }
 
-/*
- * Why no anchor could be chosen.  (__ehdr_start is ANCHOR_EHDR: the
- * messages spell it so that each stays one string to grep for.)  A
- * shared library's are the full tool's: the kernel's set never reads
- * a dynamic section, so no image is interposable there.
- */
+/* Why no anchor could be chosen (a shared library's: anchor_dso.c). */
 #define NO_SAFE_ANCHOR \
 	"no anchor that another object cannot preempt: no segment loads the ELF header, so there is no __ehdr_start, and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)"
 #define NO_ANCHOR \
@@ -202,32 +201,37 @@ int anchors_choose(struct image *im, const char *forced,
 		   struct anchor_cands *cands, struct anchors *a)
 {
 	struct anchor_cands own = { 0 };
-	uint32_t *near;
-	bool *used;
+	uint32_t *near = NULL;
+	bool *used = NULL;
 	size_t i;
+	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
 	a->by_shndx = xcalloc(im->nsecs, sizeof(*a->by_shndx));
 	a->list = xcalloc(im->nsecs + 1, sizeof(*a->list));
-
 	/* --anchor SYM: the full tool's (anchor_dso.c) */
 	if (forced && strcmp(forced, "auto")) {
 		if (extras()->forced_anchor(im, forced, nsites, a) < 0)
-			goto out_free_anchors;
+			goto out;
 		return 0;
 	}
-
 	if (!cands) {
 		if (image_symbols(im) < 0)
-			goto out_free_anchors;
+			goto out;
 		anchor_cands_init(&own, im);
-		for (i = 1; i < im->nsyms; i++)
-			anchor_cands_add(&own, im, &im->syms[i], (uint32_t)i);
+		for (i = 1; i < im->nsyms; i++) {
+			const struct symbol *s = &im->syms[i];
+
+			if (s->shndx == SHN_UNDEF)
+				continue;
+			anchor_cands_named(&own, s, (uint32_t)i);
+			if (s->shndx < im->nsecs)
+				anchor_cands_consider(&own, im, s, (uint32_t)i);
+		}
 		cands = &own;
 	}
-	/* a shared library's anchor: the full tool's (anchor_dso.c) */
 	if (im->interposable && extras()->ehdr_anchor(im, a) < 0)
-		goto out_free_anchors;
+		goto out;
 	used = xcalloc(im->nsecs, sizeof(*used));
 	for (i = 0; i < nsites; i++)
 		used[sites[i].shndx] = true;
@@ -239,23 +243,20 @@ int anchors_choose(struct image *im, const char *forced,
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {
-			free(used);
-			free(near);
 			lp_error(im->path, im->secs[i].name, "%s",
 				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR);
-			goto out_free_anchors;
+			goto out;
 		}
 		add_distinct(a, a->by_shndx[i]);
 	}
+	ret = 0;
+out:
 	free(used);
 	free(near);
 	anchor_cands_free(&own);
-	return 0;
-
-out_free_anchors:
-	anchor_cands_free(&own);
-	anchors_free(a);
-	return -1;
+	if (ret)
+		anchors_free(a);
+	return ret;
 }
 
 void anchors_free(struct anchors *a)

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkpass check: is the table linked into an image exactly the set of
- * call sites the image's own relocations give, sorted, without
- * duplicates?  This is both the stability test of the relink loop and
- * an audit for tables made by per-object tools.  --byte-audit derives
- * the sites from function entries instead, for images without
- * relocations; a relocatable object (a .ko) goes to check_obj.c.
+ * linkpass check: is the table in an image exactly the set of call
+ * sites the image's own relocations give, sorted, without duplicates?
+ * Both the stability test of the relink loop and an audit of tables
+ * made by per-object tools.  A relocatable object's (a .ko) entries
+ * are relocations, so each names a place (section, offset); the module
+ * loader sorts them anyway, but order faults are reported as for an
+ * image.  --byte-audit (audit.c) takes the sites from function entries.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_obj.h"
 #include "commands.h"
-#include "describe.h"
 #include "find.h"
 #include "findings.h"
 #include "hooks.h"
@@ -21,15 +20,95 @@
 #include "table_read.h"
 #include "util.h"
 
-/* Entries that hold 0, reported apart from stale ones. */
 #define ZEROED_LINE \
 	"zeroed %zu entries hold 0 (dead entries zeroed after the link; ftrace skips them)%s\n"
 
-static int cmp_u64(const void *a, const void *b)
+/* The kept sites of @r as places, in place order. */
+static struct place *site_places(const struct scan_result *r, bool object)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	struct place *s = xcalloc(r->nkept ? r->nkept : 1, sizeof(*s));
+	size_t i;
 
-	return x < y ? -1 : x > y;
+	for (i = 0; i < r->nkept; i++) {
+		s[i].shndx = object ? r->kept[i].shndx : 0;
+		s[i].off = r->kept[i].addr;
+		s[i].form = r->kept[i].form;
+	}
+	if (object)
+		qsort(s, r->nkept, sizeof(*s), cmp_place);
+	return s;
+}
+
+/*
+ * A finding's place: the address, or section + offset; the full tool
+ * adds its function and bytes (describe.c).
+ */
+struct namer {
+	struct image *im;
+	struct scan_result *r;
+};
+
+static void name_place(void *ctx, enum finding f, const struct place *p,
+		       char *buf, size_t len)
+{
+	const struct namer *n = ctx;
+	struct image *im = n->im;
+
+	if (extras()->describe_finding)
+		extras()->describe_finding(im, n->r, f, p, buf, len);
+	else if (im->ehdr.e_type == ET_REL)
+		snprintf(buf, len, "%s+0x%llx", im->secs[p->shndx].name,
+			 (unsigned long long)p->off);
+	else
+		snprintf(buf, len, "0x%016llx", (unsigned long long)p->off);
+}
+
+static int check_object(struct options *o, struct image *im,
+			struct findings *fd)
+{
+	struct section *sec = image_find_section(im, MCOUNT_SECTION);
+	struct place *t = NULL, *sorted = NULL, *s = NULL;
+	struct scan_result r;
+	struct namer on = { im, &r };
+	const struct place_namer nm = { name_place, &on };
+	size_t n = 0, i;
+	int ret = EXIT_ERROR;
+
+	/* with functions and drop reasons, as obj scans */
+	if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
+		return EXIT_ERROR;
+	if (!sec && !r.nkept) {
+		/* nothing to trace: "linkpass obj" adds no table either */
+		printf("check: %s: ok: no call sites and no %s section\n",
+		       o->image, MCOUNT_SECTION);
+		ret = EXIT_OK;
+		goto out_free_scan;
+	}
+	if (sec && table_read_object(im, sec, &t, &n) < 0)
+		goto out_free;
+	if (!sec)
+		printf("check: %s: no ftrace table (no %s section)\n", o->image,
+		       MCOUNT_SECTION);
+	for (i = 1; i < n; i++)
+		if (cmp_place(&t[i], &t[i - 1]) < 0 &&
+		    check_listing(o, ++fd->unordered))
+			printf("unordered entry %zu before entry %zu\n", i, i - 1);
+	check_more(o, "unordered", fd->unordered);
+	sorted = xcalloc(n ? n : 1, sizeof(*sorted));
+	if (n)
+		memcpy(sorted, t, n * sizeof(*t));
+	qsort(sorted, n, sizeof(*sorted), cmp_place);
+	s = site_places(&r, true);
+	check_merge(o, sorted, n, s, r.nkept, &nm, fd);
+	ret = check_verdict(o, sec, n, r.nkept,
+			    "section " MCOUNT_SECTION, fd);
+out_free:
+	free(s);
+	free(sorted);
+	free(t);
+out_free_scan:
+	scan_result_free(&r);
+	return ret;
 }
 
 static void order_faults(const struct options *o, const struct table *t,
@@ -48,140 +127,71 @@ static void order_faults(const struct options *o, const struct table *t,
 	check_more(o, "unordered", fd->unordered);
 }
 
-/* The table's entries in address order (usually they already are). */
-static uint64_t *sorted_copy(const struct table *t)
+/*
+ * The table's non-zero entries as places, in address order, *@n of
+ * them; the zero ones (dead entries a post-link tool zeroed; ftrace
+ * skips them) are counted apart from stale ones.
+ */
+static struct place *live_entries(const struct table *t, size_t *n,
+				  struct findings *fd)
 {
-	uint64_t *v = xmalloc((t->n ? t->n : 1) * sizeof(*v));
-	size_t i;
+	struct place *v = xcalloc(t->n ? t->n : 1, sizeof(*v));
+	bool sorted = true;
+	size_t i, k = 0;
 
-	if (t->n)
-		memcpy(v, t->v, t->n * sizeof(*v));
-	for (i = 1; i < t->n; i++)
-		if (v[i] < v[i - 1])
-			break;
-	if (i < t->n)
-		qsort(v, t->n, sizeof(*v), cmp_u64);
+	for (i = 0; i < t->n; i++) {
+		if (!t->v[i])
+			continue;
+		sorted &= !k || t->v[i] >= v[k - 1].off;
+		v[k++].off = t->v[i];
+	}
+	if (!sorted)
+		qsort(v, k, sizeof(*v), cmp_place);
+	fd->zeroed = t->n - k;
+	*n = k;
 	return v;
 }
 
 /* The common case: the table is exactly the sites, nothing to list. */
-static bool agree(const struct scan_result *r, const uint64_t *sorted,
+static bool agree(const struct scan_result *r, const struct place *v,
 		  size_t n)
 {
 	size_t i;
 
 	if (n != r->nkept)
 		return false;
-	for (i = 0; i < n; i++)
-		if (sorted[i] != r->kept[i].addr)
-			return false;
-	return true;
-}
-
-/* Names an address of a linked image in check's findings. */
-struct linked_namer {
-	struct image *im;
-	const struct scan_result *r;
-};
-
-static void describe_linked(void *ctx, enum finding f, const struct place *p,
-			    char *buf, size_t len)
-{
-	const struct linked_namer *ln = ctx;
-	const struct site *d;
-	char where[512], bytes[64];
-
-	describe_addr(ln->im, &ln->r->funcs, p->off, where, sizeof(where));
-	if (f == FOUND_MISSING || f == FOUND_DUPLICATE) {
-		snprintf(buf, len, "0x%016llx %s", (unsigned long long)p->off,
-			 where);
-		return;
-	}
-	d = f == FOUND_STALE ? scan_find_dropped(ln->r, p->off) : NULL;
-	snprintf(buf, len, "0x%016llx %s: bytes %s%s%s",
-		 (unsigned long long)p->off, where,
-		 describe_bytes(ln->im, p->off, bytes, sizeof(bytes)),
-		 d ? "; call " : "", d ? verdict_name[d->verdict] : "");
+	for (i = 0; i < n && v[i].off == r->kept[i].addr; i++)
+		;
+	return i == n;
 }
 
 /* The table is exactly the sites: does each hold what --sites wants? */
 static void check_states(const struct options *o, struct image *im,
-			 struct scan_result *r, struct findings *fd)
+			 struct scan_result *r, const struct place_namer *nm,
+			 struct findings *fd)
 {
-	struct linked_namer ln = { im, r };
-	const struct place_namer nm = { describe_linked, &ln };
-	bool want_nop = o->sites == SITES_NOP, nop;
+	bool want_nop = o->sites == SITES_NOP;
 	struct place p = { 0 };
 	size_t i;
 
 	for (i = 0; i < r->nkept; i++) {
 		p.off = r->kept[i].addr;
 		p.form = r->kept[i].form;
-		nop = p.form == CALL_NOPPED;
-		/* the first finding: its lines name functions */
-		if (!r->funcs.v && nop != want_nop && image_symbols(im) == 0)
+		/* the first finding: the full tool's lines name functions */
+		if (extras()->describe_finding && !r->funcs.v &&
+		    (p.form == CALL_NOPPED) != want_nop &&
+		    image_symbols(im) == 0)
 			funcs_build(im, &r->funcs);
-		check_site_state(o, &p, &nm, fd);
+		check_site_state(o, &p, nm, fd);
 	}
-	check_more(o, o->sites == SITES_NOP ? "call" : "nop", fd->wrong);
-}
-
-/* The merge of check_merge(), on addresses: shndx 0 on both sides. */
-static void compare(const struct options *o, struct image *im,
-		    const struct scan_result *r, const uint64_t *sorted,
-		    size_t n, struct findings *fd)
-{
-	struct linked_namer ln = { im, r };
-	const struct place_namer nm = { describe_linked, &ln };
-	struct place *t = xcalloc(n ? n : 1, sizeof(*t));
-	struct place *s = xcalloc(r->nkept ? r->nkept : 1, sizeof(*s));
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		t[i].off = sorted[i];
-	for (i = 0; i < r->nkept; i++) {
-		s[i].off = r->kept[i].addr;
-		s[i].form = r->kept[i].form;
-	}
-	check_merge(o, t, n, s, r->nkept, &nm, fd);
-	free(s);
-	free(t);
-}
-
-/*
- * Take the zero entries out of @v (a post-link tool zeroed them; ftrace
- * skips them at boot) and count them: they are reported apart from
- * stale entries, which still name an address.
- */
-static size_t drop_zeroed(uint64_t *v, size_t n, struct findings *fd)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (v[i])
-			v[k++] = v[i];
-	fd->zeroed = n - k;
-	return k;
-}
-
-/*
- * The sites to compare with: from relocations, or with --byte-audit
- * (the full tool's, audit.c) from function entries.
- */
-static int sites_to_check(const struct options *o, struct image *im,
-			  const struct scan_want *want, struct scan_result *r)
-{
-	if (o->byte_audit)
-		return extras()->audit_sites(o, im, r);
-	return find_sites(im, &o->scan, want, r);
+	check_more(o, want_nop ? "call" : "nop", fd->wrong);
 }
 
 /*
  * The comparison needs the relocations of the code (-q).  An image that
- * kept none (a stripped vmlinux, a shipped image) gets one line that
- * says what checks it: a link that keeps them, or in the full tool the
- * byte audit (audit.c).  0 when the image has them, or has no code (or
- * no symbols) to check.
+ * kept none (a stripped vmlinux) gets one line that says so (the full
+ * tool's names --byte-audit).  0 when it has them, or no code (or no
+ * symbols: the scan's error comes first).
  */
 static int code_relocs_kept(struct image *im, const struct options *o)
 {
@@ -199,7 +209,6 @@ static int code_relocs_kept(struct image *im, const struct options *o)
 		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
 			code = s;
 	}
-	/* without .symtab the scan's own error comes first */
 	if (!code || !im->symtab)
 		return 0;
 	if (extras()->no_code_relocs)
@@ -214,60 +223,54 @@ static int check_linked(struct options *o, struct image *im,
 	struct scan_want want = { .stripped_later = true };
 	struct table_bounds bounds;
 	struct scan_result r;
+	struct namer ln = { im, &r };
+	const struct place_namer nm = { name_place, &ln };
 	struct table t;
-	uint64_t *sorted = NULL;
+	struct place *v = NULL, *s;
 	int ret = EXIT_ERROR;
 	bool same;
 	size_t n;
 
-	/*
-	 * The sites alone first: explaining findings needs more.  The
-	 * scan's pass over the symbols also finds the table's bounds.
-	 */
-	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
-	/*
-	 * The stripped-objects check searches on two threads: its own and
-	 * this one, in scan_finish().  Its verdict comes before reading the
-	 * table, so that a refused image gets that one error line.
-	 */
-	want.bounds = &bounds;
 	if (!o->byte_audit && !o->scan.patchable &&
 	    code_relocs_kept(im, o) < 0)
 		return EXIT_ERROR;
-	ret = sites_to_check(o, im, &want, &r);
-	if (ret < 0)
+	/* the scan's pass over the symbols also finds the table's bounds */
+	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
+	want.bounds = &bounds;
+	if ((o->byte_audit ? extras()->audit_sites(o, im, &r) :
+	     find_sites(im, &o->scan, &want, &r)) < 0)
 		return EXIT_ERROR;
-	ret = EXIT_ERROR;
-	if (scan_finish(&r) < 0)
+	/* a refused image gets the stripped-objects check's one error */
+	if (scan_finish(&r) < 0 || table_read_bounds(im, &bounds, &t) < 0)
 		goto out_free_scan;
-	if (table_read_bounds(im, &bounds, &t) < 0)
-		goto out_free_scan;
-	sorted = sorted_copy(&t);
 	if (!t.found)
 		printf("check: %s: no ftrace table (no "
 		       MCOUNT_KERNEL_START "/" MCOUNT_KERNEL_STOP " or "
 		       MCOUNT_LINKER_START "/" MCOUNT_LINKER_STOP
 		       " symbols, no " MCOUNT_SECTION " section)\n",
 		       o->image);
-	n = drop_zeroed(sorted, t.n, fd);
+	v = live_entries(&t, &n, fd);
 	if (fd->zeroed)
 		printf(ZEROED_LINE, fd->zeroed,
 		       o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
-	same = agree(&r, sorted, n);
-	if (!o->byte_audit && !same) {
+	same = agree(&r, v, n);
+	if (!o->byte_audit && !same && extras()->describe_finding) {
 		/* findings to explain: scan again with the drop reasons */
 		scan_result_free(&r);
 		if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
-			goto out_free_sorted;
+			goto out_free;
 	}
 	order_faults(o, &t, fd);
-	if (!same)
-		compare(o, im, &r, sorted, n, fd);
-	else if (o->sites != SITES_ANY)
-		check_states(o, im, &r, fd);
+	if (!same) {
+		s = site_places(&r, false);
+		check_merge(o, v, n, s, r.nkept, &nm, fd);
+		free(s);
+	} else if (o->sites != SITES_ANY) {
+		check_states(o, im, &r, &nm, fd);
+	}
 	ret = check_verdict(o, t.found, t.n, r.nkept, t.how, fd);
-out_free_sorted:
-	free(sorted);
+out_free:
+	free(v);
 	table_free(&t);
 out_free_scan:
 	scan_result_free(&r);
@@ -280,10 +283,7 @@ int cmd_check(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	/*
-	 * The scan of a linked image reads each symbol in place; the
-	 * byte-level audit and the object check use the decoded ones.
-	 */
+	/* a linked image's scan reads symbols in place; the others decode */
 	if (image_open_lazy(&im, o->image, IMAGE_ANY) < 0)
 		goto out_close;
 	if ((o->byte_audit || im.ehdr.e_type == ET_REL) &&

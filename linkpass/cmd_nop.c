@@ -1,30 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkpass nop FILE...: write the NOP over every site of the table at
- * link time, so that nothing rewrites code at boot (a kernel built with
- * CC_USING_NOP_MCOUNT) or at start (liblptrace.a).  The NOP is the
- * architecture table's (arch->site_nop; on x86_64 Linux's x86_nops[5],
- * what ftrace_nop_replace() returns); only x86_64 has one.
- *
- * A linked image (ET_EXEC, ET_DYN): the sites are the table's non-zero
- * entries, read as check and dump read them (table_read.c).  Each must
- * hold a direct call to a defined mcount symbol, which becomes the NOP
- * of its length, or that NOP already.  Where the image kept the static
- * relocations of a site's section (-q, as a kernel's vmlinux does), the
- * call's relocation becomes R_*_NONE, as objtool --mnop leaves it, so
- * that check still reads the site as a NOP'd call.
- *
- * A relocatable object (a module's .ko): the entries are relocations,
- * section + offset.  Each site must be a call with a PLT32 or PC32
- * relocation against an mcount symbol at site + 1 (arch->call_at()
- * says which); the call becomes the NOP and the relocation NONE, so
- * that the module loader leaves the NOP alone.
- *
- * Every site is checked before any byte is written: one that holds
- * anything else is an error naming its entry, its function and its
- * bytes, and the file is left as it was.  The new bytes go into a copy
- * next to the file, in place (elfw_patch(): nothing else moves, so the
- * table stays what it was byte for byte), which then replaces it.
+ * linkpass nop FILE...: the NOP over every site of the table at link
+ * time (arch->site_nop: only x86_64 has one), so that nothing rewrites
+ * code at boot.  A linked image's sites are its table's non-zero
+ * entries, each a direct call to a defined mcount symbol or the NOP
+ * already; where the image kept the site's static relocation (-q) it
+ * becomes R_*_NONE, as objtool --mnop leaves it.  An object's (a .ko)
+ * are its table's relocations: each a call with a PC32/PLT32
+ * relocation against an mcount symbol, which becomes NONE so that the
+ * module loader leaves the NOP alone.  Every site is checked before a
+ * byte is written, in place in a copy that replaces the file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +17,13 @@
 
 #include "commands.h"
 #include "compiler.h"
-#include "describe.h"
 #include "elfwrite.h"
+#include "hooks.h"
 #include "mcount.h"
 #include "mcount-table.h"
 #include "table_read.h"
 #include "util.h"
 
-/* The --stats line. */
 #define NOP_STATS \
 	"linkpass nop %s: %zu sites NOP'd, %zu already NOPs, %zu zero entries skipped, %zu relocations made NONE\n"
 
@@ -53,8 +37,7 @@ struct nop_site {
 	uint64_t off;		/* its offset in @sec */
 	unsigned int len;	/* the length of its call or NOP; 0: other */
 	bool call;		/* holds the call: gets the NOP */
-	/* its relocation, at the end of the call, when the file keeps one */
-	const struct relocs *rel;
+	const struct relocs *rel;	/* its relocation, if kept */
 	size_t ri;
 	bool fix_rel;		/* the relocation is not NONE yet */
 	const char *bad;	/* why the site is refused, or NULL */
@@ -63,12 +46,10 @@ struct nop_site {
 struct nop_job {
 	const struct options *o;
 	struct image *im;
-	struct funcs funcs;		/* names for messages */
 	struct nop_site *v;		/* sorted by place, distinct */
 	size_t n;
 	uint8_t *is_mcount;		/* by symbol index */
 	struct relocs *rels;		/* by section index: its relocations */
-	bool *has_rels;
 	size_t nzero, nnopped, nalready, nrelocs;
 };
 
@@ -96,9 +77,8 @@ static unsigned int nop_at(const struct arch *a, const uint8_t *p,
 }
 
 /*
- * The site at entry @entry, @at in @sec (NULL: in no section): its bytes
- * looked at.  A linked image's call is checked here (its target is in
- * the bytes); an object's when its relocation is found.
+ * The site of entry @entry, @at in @sec (or NULL).  A linked image's
+ * call target is checked here, an object's by take_reloc().
  */
 static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		     struct section *sec, const uint64_t *targets,
@@ -131,7 +111,6 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 	s->len = nop_at(im->arch, p, avail);
 	if (s->len)
 		return;
-	/* in an object the target is the relocation's: take_reloc() */
 	s->len = im->arch->direct_call(p, avail, at->off, &target);
 	s->call = s->len && im->arch->site_nop(s->len) &&
 		  (im->ehdr.e_type == ET_REL ||
@@ -140,16 +119,33 @@ static void add_site(struct nop_job *j, size_t entry, const struct place *at,
 		s->bad = "is neither a call to an mcount symbol nor the NOP";
 }
 
-/* A linked image's sites: its table's entries. */
-static int linked_sites(struct nop_job *j)
+/*
+ * The sites: a linked image's non-zero table entries, or an object's
+ * table relocations as section + offset.
+ */
+static int table_sites(struct nop_job *j)
 {
 	struct image *im = j->im;
+	struct section *sec = image_find_section(im, MCOUNT_SECTION);
 	uint64_t targets[8];
-	size_t ntargets = 0, i;
-	struct place at;
+	size_t ntargets = 0, n, i;
+	struct place *p = NULL;
 	struct table t;
 	int ret = -1;
 
+	if (im->ehdr.e_type == ET_REL) {
+		if (!sec)
+			return 0;	/* nothing traced: nothing to NOP */
+		if (table_read_object(im, sec, &p, &n) >= 0) {
+			j->v = xcalloc(n ? n : 1, sizeof(*j->v));
+			for (i = 0; i < n; i++)
+				add_site(j, i, &p[i], &im->secs[p[i].shndx],
+					 NULL, 0);
+			ret = 0;
+		}
+		free(p);
+		return ret;
+	}
 	if (table_read_found(im, j->o->start_sym, j->o->stop_sym, &t) < 0)
 		return -1;
 	for (i = 0; i < t.n; i++)
@@ -162,35 +158,13 @@ static int linked_sites(struct nop_job *j)
 	for (i = 0; i < t.n; i++) {
 		if (!t.v[i])
 			continue;	/* a dead entry, zeroed after the link */
-		at = (struct place){ .off = t.v[i] };
-		add_site(j, i, &at, image_section_at(im, t.v[i]), targets,
-			 ntargets);
+		add_site(j, i, &(struct place){ .off = t.v[i] },
+			 image_section_at(im, t.v[i]), targets, ntargets);
 	}
 	ret = 0;
 out_free_table:
 	table_free(&t);
 	return ret;
-}
-
-/* An object's sites: its table's relocations, as section + offset. */
-static int object_sites(struct nop_job *j)
-{
-	struct image *im = j->im;
-	struct section *sec = image_find_section(im, MCOUNT_SECTION);
-	struct place *t;
-	size_t n, i;
-
-	if (!sec)
-		return 0;	/* nothing traced: nothing to NOP */
-	if (table_read_object(im, sec, &t, &n) < 0) {
-		free(t);
-		return -1;
-	}
-	j->v = xcalloc(n ? n : 1, sizeof(*j->v));
-	for (i = 0; i < n; i++)
-		add_site(j, i, &t[i], &im->secs[t[i].shndx], NULL, 0);
-	free(t);
-	return 0;
 }
 
 /* The last site at or before @at, or NULL. */
@@ -209,11 +183,9 @@ static struct nop_site *site_before(struct nop_job *j, const struct place *at)
 }
 
 /*
- * Relocation @ri of @rs names an mcount symbol at @r->offset.  Where
- * the architecture reads a call (or a NOP'd one) there, it is that
- * site's; one that patches the bytes of a NOP is too (it would write
- * into the NOP).  A call's must be the direct call the site holds; a
- * NOP's becomes NONE where it is not yet.
+ * Relocation @ri of @rs names an mcount symbol: it is the site's whose
+ * call (or NOP'd call) it patches, or into whose NOP it would write.
+ * A call's must be a direct call's; a NOP's becomes NONE.
  */
 static void take_reloc(struct nop_job *j, const struct relocs *rs, size_t ri,
 		       const struct reloc *r)
@@ -253,23 +225,7 @@ static void take_reloc(struct nop_job *j, const struct relocs *rs, size_t ri,
 		s->bad = "is a call that its relocation reads otherwise";
 }
 
-/* Which symbols are mcount symbols, by index. */
-static void mark_mcount(struct nop_job *j)
-{
-	struct image *im = j->im;
-	size_t i;
-
-	j->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
-	for (i = 1; i < im->nsyms; i++)
-		j->is_mcount[i] = mcount_kind(j->o->scan.mcount_syms,
-					      im->syms[i].name) != MCOUNT_NO;
-}
-
-/*
- * The relocations of every section with sites, where the file keeps
- * them: each site's is found, and a call that must have one and has
- * none is refused.
- */
+/* Each site's relocation, where the file keeps its section's. */
 static int find_relocs(struct nop_job *j)
 {
 	struct image *im = j->im;
@@ -278,22 +234,21 @@ static int find_relocs(struct nop_job *j)
 	struct reloc r;
 	size_t i, k;
 
-	mark_mcount(j);
+	j->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
+	for (i = 1; i < im->nsyms; i++)
+		j->is_mcount[i] = mcount_kind(j->o->scan.mcount_syms,
+					      im->syms[i].name) != MCOUNT_NO;
 	j->rels = xcalloc(im->nsecs, sizeof(*j->rels));
-	j->has_rels = xcalloc(im->nsecs, sizeof(*j->has_rels));
 	for (i = 0; i < j->n; i++) {
 		const struct section *sec = j->v[i].sec;
 
-		if (!sec || j->has_rels[sec->idx])
+		if (!sec || j->rels[sec->idx].rsec)
 			continue;
 		rsec = image_relocs_of(im, sec);
-		if (!rsec)
-			continue;
 		rs = &j->rels[sec->idx];
-		if (image_relocs(im, rsec, rs) < 0)
+		if (rsec && image_relocs(im, rsec, rs) < 0)
 			return -1;
-		j->has_rels[sec->idx] = true;
-		for (k = 0; k < rs->count; k++) {
+		for (k = 0; rsec && k < rs->count; k++) {
 			reloc_get(rs->layout, rs->base, k, &r);
 			if (r.sym < im->nsyms && j->is_mcount[r.sym])
 				take_reloc(j, rs, k, &r);
@@ -303,17 +258,24 @@ static int find_relocs(struct nop_job *j)
 		struct nop_site *s = &j->v[i];
 
 		if (!s->bad && s->call && !s->rel &&
-		    (im->ehdr.e_type == ET_REL || j->has_rels[s->sec->idx]))
+		    (im->ehdr.e_type == ET_REL || j->rels[s->sec->idx].rsec))
 			s->bad = "is a call without a relocation against an mcount symbol";
+		j->nnopped += s->call;
+		j->nalready += !s->call;
+		j->nrelocs += s->fix_rel;
 	}
 	return 0;
 }
 
-/* Refuse the file when a site is bad: one line, the first, and a count. */
+/*
+ * Refuse the file when a site is bad: one line, for the first, with
+ * its function and bytes in the full tool (describe.c).
+ */
 static int refuse(struct nop_job *j)
 {
 	const struct nop_site *first = NULL;
-	char fn[512], where[540], bytes[64] = "<no bytes>", place[64];
+	struct image *im = j->im;
+	char where[640], place[64];
 	size_t nbad = 0, i;
 
 	for (i = 0; i < j->n; i++)
@@ -321,21 +283,20 @@ static int refuse(struct nop_job *j)
 			first = &j->v[i];
 	if (!nbad)
 		return 0;
-	if (j->im->ehdr.e_type == ET_REL) {
-		describe_place(j->im, &j->funcs, &first->at, where,
-			       sizeof(where));
-	} else {
-		describe_addr(j->im, &j->funcs, first->at.off, fn, sizeof(fn));
-		snprintf(where, sizeof(where), "0x%llx (%s)",
-			 (unsigned long long)first->at.off, fn);
-	}
-	if (first->sec)
-		describe_section_bytes(j->im, first->sec, first->off, bytes,
-				       sizeof(bytes));
+	if (extras()->describe_nop_site)
+		extras()->describe_nop_site(im, &first->at, first->sec,
+					    first->off, where, sizeof(where));
+	else if (im->ehdr.e_type == ET_REL)
+		snprintf(where, sizeof(where), "%s+0x%llx",
+			 first->at.shndx < im->nsecs ?
+			 im->secs[first->at.shndx].name : "<none>",
+			 (unsigned long long)first->at.off);
+	else
+		snprintf(where, sizeof(where), "0x%llx",
+			 (unsigned long long)first->at.off);
 	snprintf(place, sizeof(place), MCOUNT_SECTION " entry %zu",
 		 first->entry);
-	return lp_error(j->im->path, place,
-			"%s, holding %s, %s; nothing written%s", where, bytes,
+	return lp_error(im->path, place, "%s, %s; nothing written%s", where,
 			first->bad,
 			nbad > 1 ? " (and more sites like it)" : "");
 }
@@ -390,17 +351,6 @@ static void distinct_sites(struct nop_job *j)
 	j->n = k;
 }
 
-static void count(struct nop_job *j)
-{
-	size_t i;
-
-	for (i = 0; i < j->n; i++) {
-		j->nnopped += j->v[i].call;
-		j->nalready += !j->v[i].call;
-		j->nrelocs += j->v[i].fix_rel;
-	}
-}
-
 static int nop_file(const struct options *o, const char *path)
 {
 	struct nop_job j = { .o = o };
@@ -416,15 +366,12 @@ static int nop_file(const struct options *o, const char *path)
 			 im.arch->name);
 		goto out_close;
 	}
-	funcs_build(&im, &j.funcs);
 	/* the sites, then their relocations, checked before any write */
-	if ((im.ehdr.e_type == ET_REL ? object_sites(&j) :
-	     linked_sites(&j)) < 0)
+	if (table_sites(&j) < 0)
 		goto out_free;
 	distinct_sites(&j);
 	if (find_relocs(&j) < 0 || refuse(&j) < 0)
 		goto out_free;
-	count(&j);
 	ret = write_nops(&j);
 	if (!ret && o->stats)
 		printf(NOP_STATS, path, j.nnopped, j.nalready, j.nzero,
@@ -433,8 +380,6 @@ out_free:
 	free(j.v);
 	free(j.is_mcount);
 	free(j.rels);
-	free(j.has_rels);
-	funcs_free(&j.funcs);
 out_close:
 	image_close(&im);
 	return ret;

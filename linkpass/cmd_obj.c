@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkpass obj: the per-object mode, as recordmcount does it.  Each
- * relocatable object gets its own __mcount_loc section listing the call
- * sites of its traced functions, section-relative, with relocations
- * against a symbol that survives linking: the section's own STT_SECTION
- * symbol, else a non-weak symbol defined in that section (a weak one
- * could be replaced by another object's definition).  This is also the
- * mode for loadable modules, whose .ko is one relocatable object.
- *
- * The object is rewritten atomically (elfw_rewrite): a copy next to it
- * gets the new sections through libelf, then replaces it.  An object that already
- * has __mcount_loc is left alone, so a second run never doubles it.
+ * linkpass obj: the per-object mode, as recordmcount does it, and the
+ * mode for modules (a .ko is one relocatable object).  Each object gets
+ * its own __mcount_loc, section-relative, with relocations against a
+ * symbol that survives linking: the section's symbol, else a non-weak
+ * one defined in it.  The object is rewritten atomically; one that has
+ * __mcount_loc already is left alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +15,6 @@
 #include "find.h"
 #include "mcount-table.h"
 #include "util.h"
-
-/* One table entry: relocation symbol index and addend. */
-struct obj_entry {
-	uint32_t sym;
-	int64_t addend;
-};
 
 static bool survives_link(const struct symbol *s, size_t shndx)
 {
@@ -54,33 +43,6 @@ static long reloc_symbol(const struct image *im, size_t shndx)
 	return best;
 }
 
-static int plan_entries(struct image *im, const struct scan_result *r,
-			struct obj_entry *e)
-{
-	long *sym_of = xcalloc(im->nsecs, sizeof(*sym_of));
-	int ret = 0;
-	size_t i;
-
-	for (i = 0; i < im->nsecs; i++)
-		sym_of[i] = -2;	/* not looked up yet */
-	for (i = 0; i < r->nkept; i++) {
-		uint32_t sh = r->kept[i].shndx;
-
-		if (sym_of[sh] == -2)
-			sym_of[sh] = reloc_symbol(im, sh);
-		if (sym_of[sh] < 0) {
-			ret = lp_error(im->path, im->secs[sh].name,
-				       "no section symbol or non-weak symbol to relocate table entries against");
-			break;
-		}
-		e[i].sym = (uint32_t)sym_of[sh];
-		e[i].addend = (int64_t)(r->kept[i].addr -
-					im->syms[sym_of[sh]].value);
-	}
-	free(sym_of);
-	return ret;
-}
-
 /* Code that calls through the GOT is position-independent. */
 static bool pic_code(const struct scan_result *r)
 {
@@ -93,15 +55,12 @@ static bool pic_code(const struct scan_result *r)
 }
 
 /* Add __mcount_loc and its relocations to a copy of the object. */
-static int write_table(struct image *im, const struct scan_result *r,
-		       const struct obj_entry *ent)
+static int write_table(struct image *im, const struct scan_result *r)
 {
 	const struct arch *arch = im->arch;
 	GElf_Shdr table = {
 		.sh_type = SHT_PROGBITS,
-		/* a PIC object's entries become dynamic relocations: keep
-		 * them out of read-only data
-		 */
+		/* a PIC object's entries become dynamic relocations */
 		.sh_flags = SHF_ALLOC | (pic_code(r) ? SHF_WRITE : 0),
 		.sh_entsize = arch->addr_size,
 	};
@@ -109,15 +68,30 @@ static int write_table(struct image *im, const struct scan_result *r,
 		.sh_flags = SHF_INFO_LINK,
 		.sh_link = (uint32_t)im->symtab->idx,
 	};
+	long *sym_of = xcalloc(im->nsecs, sizeof(*sym_of));
 	struct addr_table t;
 	struct elfw w;
 	size_t i, tidx;
+	uint32_t sh;
 	int ret = -1;
 
 	if (addr_table_init(&t, arch, r->nkept, im->path) < 0)
-		return -1;
-	for (i = 0; i < r->nkept; i++)
-		addr_table_put(&t, i, ent[i].sym, ent[i].addend);
+		goto out_free;
+	for (i = 0; i < im->nsecs; i++)
+		sym_of[i] = -2;	/* not looked up yet */
+	for (i = 0; i < r->nkept; i++) {
+		sh = r->kept[i].shndx;
+		if (sym_of[sh] == -2)
+			sym_of[sh] = reloc_symbol(im, sh);
+		if (sym_of[sh] < 0) {
+			lp_error(im->path, im->secs[sh].name,
+				 "no section symbol or non-weak symbol to relocate table entries against");
+			goto out_free;
+		}
+		addr_table_put(&t, i, (uint64_t)sym_of[sh],
+			       (int64_t)(r->kept[i].addr -
+					 im->syms[sym_of[sh]].value));
+	}
 	rel.sh_type = reloc_has_addend(t.layout) ? SHT_RELA : SHT_REL;
 	rel.sh_entsize = reloc_entsize(t.layout);
 	if (elfw_rewrite(&w, im) < 0)
@@ -134,15 +108,14 @@ static int write_table(struct image *im, const struct scan_result *r,
 	ret = elfw_commit(&w);
 out_free:
 	addr_table_free(&t);
+	free(sym_of);
 	return ret;
 }
 
 /*
- * libelf lays the rewritten object out again, padding each section to
- * its alignment: a corrupt sh_addralign of 2^36 would have it write
- * 64 GiB of zeros.  Alignments must be powers of two (the ELF rule) and
- * at most MAX_REWRITE_ALIGN, far above what compilers emit (the
- * kernel's largest is 2 MiB).
+ * libelf pads each section of the rewritten object to its alignment: a
+ * corrupt sh_addralign of 2^36 would write 64 GiB of zeros.  The
+ * kernel's largest is 2 MiB.
  */
 #define MAX_REWRITE_ALIGN (16u << 20)
 
@@ -163,7 +136,6 @@ static int check_alignments(const struct image *im)
 
 static int process(const struct options *o, const char *path)
 {
-	struct obj_entry *ent = NULL;
 	struct scan_result r;
 	struct image im;
 	int ret = -1;
@@ -171,10 +143,7 @@ static int process(const struct options *o, const char *path)
 	if (image_open(&im, path, IMAGE_OBJECT) < 0)
 		goto out_close;
 	if (image_find_section(&im, MCOUNT_SECTION)) {
-		/*
-		 * a second run, or a compiler-made table: never double it.
-		 * Not an error, so stdout: stderr is for errors only.
-		 */
+		/* a second run, or a compiler's table: not an error */
 		printf("linkpass: %s: %s: already present; object left unchanged\n",
 		       path, MCOUNT_SECTION);
 		ret = 0;
@@ -188,19 +157,11 @@ static int process(const struct options *o, const char *path)
 	}
 	if (find_sites(&im, &o->scan, &scan_explained, &r) < 0)
 		goto out_close;
-	ent = xcalloc(r.nkept ? r.nkept : 1, sizeof(*ent));
-	if (plan_entries(&im, &r, ent) < 0)
-		goto out_free_scan;
-	if (!r.nkept) {
-		ret = 0;	/* nothing traced: leave the object as it is */
-		goto out_free_scan;
-	}
-	ret = write_table(&im, &r, ent);
-	if (!ret && o->stats)
+	/* nothing traced: leave the object as it is */
+	ret = r.nkept ? write_table(&im, &r) : 0;
+	if (r.nkept && !ret && o->stats)
 		printf("linkpass obj %s: %zu entries (%zu references, %zu dropped)\n",
 		       path, r.nkept, r.stats.refs, r.ndropped);
-out_free_scan:
-	free(ent);
 	scan_result_free(&r);
 out_close:
 	image_close(&im);

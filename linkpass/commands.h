@@ -24,8 +24,5 @@ int cmd_scan(struct options *o);
 int cmd_check(struct options *o);
 int cmd_obj(struct options *o);
 int cmd_nop(struct options *o);
-/* the full tool's (extras.c) */
-int cmd_dump(struct options *o);
-int cmd_sites(struct options *o);
 
 #endif

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Naming addresses in dump and check output. */
+/*
+ * Naming addresses in the full tool's output: dump's and sites' lines,
+ * and the function and bytes of a place in check's findings and nop's
+ * errors (hooks of hooks.h: the kernel's set prints the place alone).
+ */
 #include "describe.h"
+#include "findings.h"
 #include "patchable.h"
 #include "util.h"
 
@@ -102,4 +107,55 @@ const char *describe_place(struct image *im, const struct funcs *f,
 			 (unsigned long long)p->off);
 	one_line(buf);
 	return buf;
+}
+
+void describe_finding(struct image *im, struct scan_result *r, int kind,
+		      const struct place *p, char *buf, size_t len)
+{
+	const struct site *d;
+	char where[512], bytes[64];
+	size_t at;
+
+	if (im->ehdr.e_type == ET_REL) {
+		describe_place(im, &r->funcs, p, buf, len);
+		at = strlen(buf);
+		if ((kind == FOUND_CALL || kind == FOUND_NOP) && at + 8 < len) {
+			snprintf(buf + at, len - at, ": bytes ");
+			describe_section_bytes(im, &im->secs[p->shndx], p->off,
+					       buf + at + 8, len - at - 8);
+		}
+		return;
+	}
+	describe_addr(im, &r->funcs, p->off, where, sizeof(where));
+	if (kind == FOUND_MISSING || kind == FOUND_DUPLICATE) {
+		snprintf(buf, len, "0x%016llx %s", (unsigned long long)p->off,
+			 where);
+		return;
+	}
+	d = kind == FOUND_STALE ? scan_find_dropped(r, p->off) : NULL;
+	snprintf(buf, len, "0x%016llx %s: bytes %s%s%s",
+		 (unsigned long long)p->off, where,
+		 describe_bytes(im, p->off, bytes, sizeof(bytes)),
+		 d ? "; call " : "", d ? verdict_name[d->verdict] : "");
+}
+
+void describe_nop_site(struct image *im, const struct place *p,
+		       struct section *sec, uint64_t off, char *buf,
+		       size_t len)
+{
+	char fn[512], where[540], bytes[64] = "<no bytes>";
+	struct funcs f;
+
+	funcs_build(im, &f);
+	if (im->ehdr.e_type == ET_REL) {
+		describe_place(im, &f, p, where, sizeof(where));
+	} else {
+		describe_addr(im, &f, p->off, fn, sizeof(fn));
+		snprintf(where, sizeof(where), "0x%llx (%s)",
+			 (unsigned long long)p->off, fn);
+	}
+	if (sec)
+		describe_section_bytes(im, sec, off, bytes, sizeof(bytes));
+	snprintf(buf, len, "%s, holding %s", where, bytes);
+	funcs_free(&f);
 }

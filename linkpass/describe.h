@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Naming an address for humans: "<function>+0x<off> <section>". */
+/*
+ * Naming an address for humans: "<function>+0x<off> <section>" (the
+ * full tool's: the kernel's set names places by address alone).
+ */
 #ifndef LINKPASS_DESCRIBE_H
 #define LINKPASS_DESCRIBE_H
 
@@ -35,5 +38,18 @@ const char *describe_place(struct image *im, const struct funcs *f,
 const struct func *describe_pad_of(struct image *im, const struct funcs *f,
 				   struct section *sec, uint64_t addr,
 				   long *hint);
+
+/*
+ * The hooks of hooks.h.  check's words for a finding @kind (enum
+ * finding) at @p, with @r's functions and drop reasons: "0x<addr>
+ * <describe_addr>[: bytes ..[; call <verdict>]]", or an object's
+ * describe_place()[: bytes ..].
+ */
+void describe_finding(struct image *im, struct scan_result *r, int kind,
+		      const struct place *p, char *buf, size_t len);
+/* nop's words for a refused site @p, at @off of @sec (or NULL) */
+void describe_nop_site(struct image *im, const struct place *p,
+		       struct section *sec, uint64_t off, char *buf,
+		       size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 #include "audit.h"
 #include "commands.h"
 #include "compiler.h"
+#include "describe.h"
 #include "extras.h"
 #include "hooks.h"
 #include "mcount.h"
@@ -196,6 +197,9 @@ const struct extras extras_table = {
 	.forced_anchor = forced_anchor,
 	.table_write_asm = table_write_asm,
 	.scan_stats = scan_print_stats,
+	.empty_table = scan_empty_table,
+	.describe_finding = describe_finding,
+	.describe_nop_site = describe_nop_site,
 	.usage_note = USAGE_NOTE,
 	.entry_set = fast_entry_set,
 	.entry_set_free = fast_entry_set_free,

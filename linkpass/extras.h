@@ -42,6 +42,7 @@ void image_release_globals_pages(const struct image *im);
 void run_jobs_threads(void *jobs, size_t n, size_t size, void *(*fn)(void *));
 
 /* anchor_dso.c: a shared library's anchors, and --anchor SYM */
+#define ANCHOR_EHDR "__ehdr_start"
 int image_read_dynamic(struct image *im);
 int ehdr_anchor(struct image *im, struct anchors *a);
 int forced_anchor(struct image *im, const char *forced, size_t nsites,
@@ -71,6 +72,19 @@ int relocscan_threads(struct image *im, const struct scan_opts *o,
 		      const uint8_t *is_mcount, const struct relocs *rels,
 		      size_t nrels, struct scan_stats *st, struct site **cand,
 		      size_t *n, bool *sorted);
+/* cmd_dump.c, cmd_sites.c: the full tool's commands */
+int cmd_dump(struct options *o);
+int cmd_sites(struct options *o);
+
+/* table_asm.c: scan --format=asm */
+struct out_gate;
+int table_write_asm(struct image *im, const struct site *sites, size_t n,
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate);
+
+/* scan_empty.c: no silent empty table (the hook of hooks.h) */
+int scan_empty_table(struct image *im, const struct options *o,
+		     const struct scan_result *r);
 
 /*
  * print_entry.c.  Where the previous entry was: lines of a sorted

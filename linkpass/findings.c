@@ -6,10 +6,8 @@
 #include <string.h>
 
 #include "arch.h"
-
 #include "util.h"
 
-/* The summary line of a check that found differences. */
 #define CHECK_FAILED \
 	"check: %s: table %s: %zu entries, %zu call sites: %zu missing, %zu stale, %zu duplicate, %zu out of order%s\n"
 

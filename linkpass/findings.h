@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What linkpass check finds, for both kinds of input: a linked image
- * (cmd_check.c: entries are addresses) and a relocatable object such as
- * a module's .ko (check_obj.c: entries are section + offset).  Both
- * reduce their table and their sites to sorted places and compare them
- * with check_merge(); each names a place its own way.
+ * What linkpass check finds, for a linked image (entries are
+ * addresses) and a relocatable object (section + offset): both reduce
+ * their table and sites to sorted places for check_merge().
  */
 #ifndef LINKPASS_FINDINGS_H
 #define LINKPASS_FINDINGS_H
@@ -15,12 +13,9 @@
 
 #include "options.h"
 
-/* What a check found, by kind; each kind is listed and counted. */
 struct findings {
 	size_t missing, stale, dups, unordered;
-	size_t zeroed;		/* entries holding 0: dead entries a
-				 * post-link tool (sorttable -s) zeroed
-				 */
+	size_t zeroed;		/* entries holding 0 (sorttable -s) */
 	size_t wrong;		/* sites not holding what --sites wants */
 };
 
@@ -32,40 +27,30 @@ enum finding {
 	FOUND_NOP,		/* a site holding the NOP, --sites=call */
 };
 
-/*
- * How one kind of input names a place in a finding's line: @describe
- * writes what follows "<kind> " for a finding @f at @p into @buf.
- */
+/* How an input names a finding @f at @p: what follows "<kind> ". */
 struct place_namer {
 	void (*describe)(void *ctx, enum finding f, const struct place *p,
 			 char *buf, size_t len);
 	void *ctx;
 };
 
-/* Print one more finding of a kind that has @count so far? */
+/* List one more finding of a kind that has @count so far? */
 bool check_listing(const struct options *o, size_t count);
 /* "... and N more" once a kind passed --max-list. */
 void check_more(const struct options *o, const char *what, size_t count);
-
-/*
- * Does the table's site @s (its form set) hold what --sites wants?  If
- * not, it is listed and counted.
- */
+/* List and count site @s (its form set) if it is not what --sites wants. */
 void check_site_state(const struct options *o, const struct place *s,
 		      const struct place_namer *nm, struct findings *fd);
 /*
- * Compare the table @t (@nt entries, sorted, repeats allowed) with the
- * sites @s (@ns, sorted, distinct): list the duplicate entries, then
- * the stale entries, the missing sites and the sites that do not hold
- * what --sites wants, in place order.
+ * The table @t (sorted, repeats allowed) against the sites @s (sorted,
+ * distinct): duplicates, then stale, missing and wrong, in place order.
  */
 void check_merge(const struct options *o, const struct place *t, size_t nt,
 		 const struct place *s, size_t ns,
 		 const struct place_namer *nm, struct findings *fd);
 /*
- * Print the summary line of a check of @o->image and return its exit
- * status: @found says a table was found (@how names it), @n entries
- * against @nsites call sites.
+ * The summary line and the exit status: @found says a table was found
+ * (@how names it), @n entries against @nsites call sites.
  */
 int check_verdict(const struct options *o, bool found, size_t n,
 		  size_t nsites, const char *how, const struct findings *fd);

@@ -26,6 +26,7 @@ struct options;
 struct out_gate;
 struct relocs;
 struct scan_opts;
+struct place;
 struct scan_result;
 struct scan_stats;
 struct section;
@@ -111,6 +112,23 @@ struct extras {
 	/* run_jobs() on threads (jobs.c) */
 	void (*run_jobs)(void *jobs, size_t n, size_t size,
 			 void *(*fn)(void *));
+	 * scan's error for an image that names an mcount symbol and has
+	 * no site (scan_empty.c: it names --allow-empty); 0 when the
+	 * empty table may be written
+	 */
+	int (*empty_table)(struct image *im, const struct options *o,
+			   const struct scan_result *r);
+	/*
+	 * The function and bytes of a place, for check's finding @kind
+	 * (enum finding) and nop's refused site (describe.c); the kernel's
+	 * set prints the address, or section + offset
+	 */
+	void (*describe_finding)(struct image *im, struct scan_result *r,
+				 int kind, const struct place *p, char *buf,
+				 size_t len);
+	void (*describe_nop_site)(struct image *im, const struct place *p,
+				  struct section *sec, uint64_t off, char *buf,
+				  size_t len);
 };
 
 extern const struct extras extras_table __weak;

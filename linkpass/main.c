@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkpass: build Linux's ftrace call-site table (__mcount_loc) from a
- * whole linked image in one pass, check any image's table, and dump it.
- *
- *   scan   image linked with -q  ->  sorted table object to link in
- *   check  table in the image    ==  sites from the image's relocations?
- *   obj    per-object mode: add __mcount_loc to relocatable objects
- *   nop    the NOP over every site of the table, at link time (x86_64)
- *
- * and in the full tool (extras.c, not taken by the kernel):
- *
- *   dump   the table in the image, one entry a line
- *   sites  what scan would write, in dump's form
- *
- * main() picks the command from a table, parses the options that
- * command takes (options.c), and runs it.  Only main() exits.
+ * linkpass: Linux's ftrace call-site table (__mcount_loc) from a whole
+ * linked image in one pass.  scan writes an image's sorted table
+ * object, check compares the table in an image or object with its
+ * sites, obj adds a table to relocatable objects, nop writes the NOP
+ * over every site (x86_64).  The full tool adds dump and sites
+ * (extras.c).  main() picks the command, parses its options
+ * (options.c) and runs it; only main() exits.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -34,13 +26,12 @@ static const struct command commands[] = {
 	{ "nop", cmd_nop, CMD_NOP, FILES, "IMAGE|FILE.o..." },
 };
 
-/* How many commands there are: the kernel's, then the full tool's. */
+/* The kernel's commands, then the full tool's. */
 static size_t ncommands(void)
 {
 	return ARRAY_SIZE(commands) + extras()->ncommands;
 }
 
-/* Command @i (below ncommands()). */
 static const struct command *command_at(size_t i)
 {
 	return i < ARRAY_SIZE(commands) ? &commands[i] :
@@ -64,6 +55,7 @@ static void usage(FILE *f)
 		fputs(extras()->usage_note, f);
 	fputs("exit status: 0 ok, 1 check found differences, 2 error\n", f);
 }
+
 /* Check the operands: one IMAGE, or one or more files. */
 static enum parsed take_operands(const struct command *cmd, int argc,
 				 char **argv, struct options *o)
@@ -80,35 +72,26 @@ static enum parsed take_operands(const struct command *cmd, int argc,
 	return PARSE_RUN;
 }
 
-static const struct command *find_command(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ncommands(); i++)
-		if (!strcmp(name, command_at(i)->name))
-			return command_at(i);
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
-	const struct command *cmd;
+	const struct command *cmd = NULL;
 	struct options o;
 	enum parsed parsed;
 	int ret = EXIT_ERROR;
+	size_t i;
 
 	/* no command: the usage; --help: the same, asked for */
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_ERROR : EXIT_OK;
 	}
-	cmd = find_command(argv[1]);
+	for (i = 0; i < ncommands() && !cmd; i++)
+		if (!strcmp(argv[1], command_at(i)->name))
+			cmd = command_at(i);
 	if (!cmd) {
 		usage_error(NULL, "unknown command '%s'", argv[1]);
 		return EXIT_ERROR;
 	}
-
-	/* the options of that command, then the command itself */
 	options_init(&o);
 	parsed = options_parse(cmd->name, cmd->bit, argc, argv, &o);
 	if (parsed == PARSE_RUN)

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The option table and its parser.  Adding an option is one line of
- * opts[] (and the field of struct options it sets): its usage line, its
- * getopt entry and the commands that accept it all come from there.
- */
+/* The kernel's option table and the parser of every option table. */
 #include "options.h"
 
 #include <getopt.h>
@@ -16,33 +12,22 @@
 #include "hooks.h"
 #include "util.h"
 
-/* The message of a --patchable-entries that is not N or N,M. */
 #define BAD_PAD \
 	"bad --patchable-entries '%s' (N or N,M with 0 <= M <= N, as in -fpatchable-function-entry)"
-
-/* The index of @arg among the NULL-terminated @words, or -1. */
-static int word_index(const char *arg, const char *const *words)
-{
-	int i;
-
-	for (i = 0; words[i]; i++)
-		if (!strcmp(arg, words[i]))
-			return i;
-	return -1;
-}
 
 static const char *set_sites(struct options *o, const char *arg)
 {
 	static const char *const words[] = {
-		[SITES_ANY] = "any", [SITES_CALL] = "call",
-		[SITES_NOP] = "nop", NULL,
+		[SITES_ANY] = "any", [SITES_CALL] = "call", [SITES_NOP] = "nop",
 	};
-	int i = word_index(arg, words);
+	size_t i;
 
-	if (i < 0)
-		return "unknown --sites '%s' (call, nop or any)";
-	o->sites = (enum site_expect)i;
-	return NULL;
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(arg, words[i])) {
+			o->sites = (enum site_expect)i;
+			return NULL;
+		}
+	return "unknown --sites '%s' (call, nop or any)";
 }
 
 /* "N" or "N,M", as -fpatchable-function-entry takes them. */
@@ -90,13 +75,12 @@ static const struct opt opts[] = {
 /* getopt's value for option i when it has no short form */
 #define LONG_ONLY 256
 
-/* How many options there are: the kernel's, then the full tool's. */
+/* The kernel's options, then the full tool's. */
 static size_t nopts(void)
 {
 	return ARRAY_SIZE(opts) + extras()->nopts;
 }
 
-/* Option @i (below nopts()). */
 static const struct opt *opt_at(size_t i)
 {
 	return i < ARRAY_SIZE(opts) ? &opts[i] :
@@ -174,7 +158,6 @@ static const struct opt *find_opt(int c)
 	return NULL;
 }
 
-/* Apply option @p with argument @arg to @o. */
 static enum parsed apply(const char *name, const struct opt *p,
 			 const char *arg, struct options *o)
 {
@@ -267,7 +250,6 @@ int options_each_file(const struct options *o,
 {
 	int i, failed = 0;
 
-	/* every file is tried; all failures are reported */
 	for (i = 0; i < o->nfiles; i++)
 		if (fn(o, o->files[i]) < 0)
 			failed++;

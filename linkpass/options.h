@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The options of every command, declared once (options.c): one line of
- * the option table gives an option's name, its argument, the commands
- * that take it, where it is stored and its help text.  The usage text,
- * the getopt table and the check that a command takes an option all
- * come from that line, and opts_valid() checks what the options say
- * together.  Model: objtool's OPT_BOOLEAN() lines and opts_valid().
+ * The options of every command: one line of the option table gives an
+ * option's name, argument, commands, field and help, from which the
+ * usage text, the getopt table and the checks are made (as objtool's
+ * OPT_BOOLEAN() lines).  options.c has the kernel's, extras.c the rest.
  */
 #ifndef LINKPASS_OPTIONS_H
 #define LINKPASS_OPTIONS_H
@@ -31,11 +29,7 @@ enum {
 enum out_format { FORMAT_ELF, FORMAT_ASM };
 
 /* check --sites: what every site of the table must hold. */
-enum site_expect {
-	SITES_ANY,		/* the call or the NOP (the default) */
-	SITES_CALL,		/* the call to the mcount symbol */
-	SITES_NOP,		/* the NOP linkpass nop writes */
-};
+enum site_expect { SITES_ANY, SITES_CALL, SITES_NOP };
 
 struct options {
 	const char *image;	/* the IMAGE (obj, nop: the first FILE) */
@@ -57,11 +51,6 @@ struct options {
 	struct scan_opts scan;
 };
 
-/*
- * A line of the option table.  options.c has the kernel's commands'
- * options; hooks.h adds the full tool's (extras.c).
- */
-/* How an option's argument reaches struct options. */
 enum opt_type {
 	OPT_T_BOOL,		/* no argument: the bool at .off is set */
 	OPT_T_STR,		/* the argument, at .off */
@@ -69,16 +58,14 @@ enum opt_type {
 	OPT_T_HELP,		/* -h, --help: every command */
 };
 
+/* A line of the option table. */
 struct opt {
 	int key;		/* the short option's letter, or 0 */
 	const char *name;
 	int has_arg;		/* no_argument, required_argument... */
 	enum opt_type type;
 	size_t off;		/* OPT_T_BOOL, OPT_T_STR: the field */
-	/*
-	 * OPT_T_FN: store @arg in @o; NULL, or the message of a bad
-	 * argument, a format with one %s for the argument as given
-	 */
+	/* NULL, or the message of a bad @arg: a format with one %s */
 	const char *(*fn)(struct options *o, const char *arg);
 	const char *arg;	/* the argument's name in the usage */
 	unsigned int cmds;	/* the CMD_* bits of the commands taking it */
@@ -99,32 +86,22 @@ struct opt {
 /* The options that choose which sites there are (scan, check...). */
 #define CMDS_FILTER (CMD_SCAN | CMD_CHECK | CMD_SITES | CMD_OBJ)
 
-/* The defaults; options_free() releases what parsing added. */
 void options_init(struct options *o);
 void options_free(struct options *o);
 
-/* What parsing decided: run the command, print help, or stop. */
 enum parsed { PARSE_RUN, PARSE_HELP, PARSE_ERROR };
 
-/*
- * Parse the options of command @name (its CMD_* bit @cmd) from argv[2]
- * on, into @o; the operands are left from argv[optind].  An error is
- * one line, "linkpass: <command>: <cause> (see 'linkpass --help')".
- */
+/* Command @name's options from argv[2] on; operands from argv[optind]. */
 enum parsed options_parse(const char *name, unsigned int cmd, int argc,
 			  char **argv, struct options *o);
-/* What the options of command @cmd say together; PARSE_ERROR if wrong. */
 enum parsed opts_valid(const char *name, unsigned int cmd,
 		       const struct options *o);
-/* The one-line usage error; @cmd may be NULL. */
+/* "linkpass: <cmd>: <cause> (see 'linkpass --help')"; @cmd may be NULL */
 enum parsed usage_error(const char *cmd, const char *fmt, ...)
 	__printf(2, 3);
 /* The option lines of the usage text; @cmd_names: by CMD_* bit. */
 void options_usage(FILE *f, const char *const *cmd_names);
-/*
- * Run @fn on each file of @o (obj, nop): every one is tried, and the
- * exit status is EXIT_ERROR when any failed (each said why).
- */
+/* @fn on each FILE of @o: EXIT_ERROR when any failed (each said why). */
 int options_each_file(const struct options *o,
 		      int (*fn)(const struct options *o, const char *path));
 

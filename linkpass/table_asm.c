@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* scan --format=asm: the table as assembler text (the full tool's). */
+#include "extras.h"
 #include "table_write.h"
 
 #include <errno.h>

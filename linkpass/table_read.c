@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading the table out of a linked image. */
+/* Reading the table out of a linked image or a relocatable object. */
 #include "table_read.h"
 
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include "mcount-table.h"
 #include "util.h"
 
-static const char *const symbol_pairs[][2] = {
-	{ MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP },
-	{ MCOUNT_LINKER_START, MCOUNT_LINKER_STOP },
+static const char *const default_bounds[TABLE_BOUND_NAMES] = {
+	MCOUNT_KERNEL_START, MCOUNT_KERNEL_STOP,
+	MCOUNT_LINKER_START, MCOUNT_LINKER_STOP,
 };
 
 void table_bounds_init(struct table_bounds *b, const char *start_sym,
@@ -20,23 +20,18 @@ void table_bounds_init(struct table_bounds *b, const char *start_sym,
 {
 	memset(b, 0, sizeof(*b));
 	b->given = start_sym || stop_sym;
-	if (b->given) {
-		/* a missing one is reported by table_read_bounds() */
-		if (!start_sym || !stop_sym)
-			return;
+	if (!b->given) {
+		memcpy(b->names, default_bounds, sizeof(b->names));
+		b->n = TABLE_BOUND_NAMES;
+	} else if (start_sym && stop_sym) {
+		/* one missing is reported by locate() */
 		b->names[0] = start_sym;
 		b->names[1] = stop_sym;
 		b->n = 2;
-		return;
 	}
-	b->names[0] = symbol_pairs[0][0];
-	b->names[1] = symbol_pairs[0][1];
-	b->names[2] = symbol_pairs[1][0];
-	b->names[3] = symbol_pairs[1][1];
-	b->n = 4;
 }
 
-/* Find the table's bounds; returns 0 with t->found false if absent. */
+/* The table's bounds into @t and *@stop; t->found false if absent. */
 static int locate(struct image *im, struct table_bounds *bd, struct table *t,
 		  uint64_t *stop)
 {
@@ -47,30 +42,22 @@ static int locate(struct image *im, struct table_bounds *bd, struct table *t,
 	if (bd->given && bd->n != 2)
 		return lp_error(im->path, "table bounds",
 				"give both --start-sym and --stop-sym");
-	/* all names in one pass over the symbols, unless done already */
 	if (!bd->looked) {
 		if (image_find_symbols(im, bd->names, bd->n, bd->syms,
 				       bd->found) < 0)
 			return -1;
 		bd->looked = true;
 	}
-	if (bd->given) {
-		if (!bd->found[0] || !bd->found[1])
-			return lp_error(im->path,
-					bd->names[!bd->found[0] ? 0 : 1],
-					"table bound symbol not defined in the image");
-		a = &bd->syms[0];
-		b = &bd->syms[1];
-	} else {
-		for (i = 0; i < bd->n; i += 2) {
-			if (bd->found[i] && bd->found[i + 1]) {
-				a = &bd->syms[i];
-				b = &bd->syms[i + 1];
-				break;
-			}
+	if (bd->given && (!bd->found[0] || !bd->found[1]))
+		return lp_error(im->path, bd->names[!bd->found[0] ? 0 : 1],
+				"table bound symbol not defined in the image");
+	for (i = 0; i < bd->n && !a; i += 2) {
+		if (bd->found[i] && bd->found[i + 1]) {
+			a = &bd->syms[i];
+			b = &bd->syms[i + 1];
 		}
 	}
-	if (a && b) {
+	if (a) {
 		snprintf(t->how, sizeof(t->how), "%s..%s", a->name, b->name);
 		if (a->value > b->value)
 			return lp_error(im->path, t->how,
@@ -102,17 +89,17 @@ static int locate(struct image *im, struct table_bounds *bd, struct table *t,
 }
 
 /*
- * The value of dynamic symbol @sym of the symbol table @link of a
- * dynamic relocation section @rs, into *@value; -1 (reported) when the
- * index is out of range.  riscv's GNU ld leaves table entries of a PIE
- * as R_RISCV_64 against their (global) anchor, with zeros in the bytes.
+ * The value of symbol @sym of the dynamic symbol table of relocation
+ * section @rs: riscv's GNU ld leaves a PIE's entries as R_RISCV_64
+ * against their (global) anchor, with zeros in the bytes.
  */
 static int dynsym_value(struct image *im, const struct section *rs,
 			uint64_t sym, uint64_t *value)
 {
-	size_t esz = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ?
-		     sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	bool is64 = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t esz = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 	struct section *ds;
+	struct symbol s;
 	const uint8_t *b;
 
 	if (rs->sh.sh_link == 0 || rs->sh.sh_link >= im->nsecs)
@@ -126,23 +113,14 @@ static int dynsym_value(struct image *im, const struct section *rs,
 	b = image_section_bytes(im, ds);
 	if (!b)
 		return -1;
-	if (esz == sizeof(Elf64_Sym)) {
-		Elf64_Sym e;
-
-		memcpy(&e, b + sym * esz, sizeof(e));
-		*value = e.st_value;
-	} else {
-		Elf32_Sym e;
-
-		memcpy(&e, b + sym * esz, sizeof(e));
-		*value = e.st_value;
-	}
+	sym_decode_raw(is64, b, sym, &s);
+	*value = s.value;
 	return 0;
 }
 
 /*
- * Apply RELATIVE dynamic relocations that land inside the table, and
- * absolute ones against a defined dynamic symbol.
+ * Apply the RELATIVE dynamic relocations that land inside the table,
+ * and the absolute ones against a defined dynamic symbol.
  */
 static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 {
@@ -166,10 +144,8 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 					(unsigned long long)s->sh.sh_entsize,
 					reloc_entsize(l));
 		n = s->sh.sh_size / reloc_entsize(l);
-		if (!n)
-			continue;
-		base = image_section_bytes(im, s);
-		if (!base)
+		base = n ? image_section_bytes(im, s) : NULL;
+		if (n && !base)
 			return -1;
 		for (j = 0; j < n; j++) {
 			uint64_t off = reloc_offset(l, base, j), symval = 0;
@@ -181,14 +157,13 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 			reloc_get(l, base, j, &r);
 			if ((r.type != im->arch->relative_reloc &&
 			     (r.type != im->arch->abs_reloc || !r.sym)) ||
-			    r.offset < t->start || r.offset >= stop ||
 			    (r.offset - t->start) % w)
 				continue;
 			if (r.type == im->arch->abs_reloc &&
 			    dynsym_value(im, s, r.sym, &symval) < 0)
 				return -1;
 			/* Rel keeps the value in place; Rela in the addend */
-			if (l == RELA64 || l == RELA32)
+			if (reloc_has_addend(l))
 				t->v[(r.offset - t->start) / w] =
 					symval + (uint64_t)r.addend;
 			else
@@ -196,6 +171,20 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 		}
 	}
 	return 0;
+}
+
+/* The @w-byte word at @p, zero-extended. */
+static uint64_t word_at(const uint8_t *p, unsigned int w)
+{
+	uint64_t v64;
+	uint32_t v32;
+
+	if (w == 8) {
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+	memcpy(&v32, p, 4);
+	return v32;
 }
 
 int table_read(struct image *im, const char *start_sym, const char *stop_sym,
@@ -248,19 +237,8 @@ int table_read_bounds(struct image *im, struct table_bounds *b,
 	t->n = (stop - t->start) / w;
 	t->v = xcalloc(t->n, sizeof(*t->v));
 	bytes += t->start - t->sec->sh.sh_addr;
-	for (i = 0; i < t->n; i++) {
-		if (w == 8) {
-			uint64_t v;
-
-			memcpy(&v, bytes + i * 8, 8);
-			t->v[i] = v;
-		} else {
-			uint32_t v;
-
-			memcpy(&v, bytes + i * 4, 4);
-			t->v[i] = v;
-		}
-	}
+	for (i = 0; i < t->n; i++)
+		t->v[i] = word_at(bytes + i * w, w);
 	if (apply_dynamic(im, t, stop) < 0) {
 		table_free(t);	/* callers free only a table read whole */
 		return -1;
@@ -268,83 +246,82 @@ int table_read_bounds(struct image *im, struct table_bounds *b,
 	return 0;
 }
 
-/* The implicit addend of a Rel entry: the entry's own bytes. */
-static int64_t rel_addend(const uint8_t *bytes, uint64_t off, unsigned int w)
+/* Entry @k of @t from relocation @r of @rsec; -1 after an error. */
+static int object_entry(struct image *im, const struct section *rsec,
+			size_t j, const struct reloc *r, bool addend,
+			const uint8_t *bytes, size_t n, bool *seen,
+			struct place *t)
 {
-	int64_t v64;
-	int32_t v32;
+	unsigned int w = im->arch->addr_size;
+	size_t k = r->offset / w;
+	const struct symbol *s;
+	uint64_t add;
 
-	if (w == 8) {
-		memcpy(&v64, bytes + off, 8);
-		return v64;
-	}
-	memcpy(&v32, bytes + off, 4);
-	return v32;
+	if (r->offset % w || k >= n || seen[k] || r->type != im->arch->abs_reloc)
+		return lp_error(im->path, rsec->name,
+				"entry %zu (offset 0x%llx, type %u): not one %u-byte absolute relocation per table entry",
+				j, (unsigned long long)r->offset, r->type, w);
+	if (r->sym >= im->nsyms || im->syms[r->sym].shndx == SHN_UNDEF ||
+	    im->syms[r->sym].shndx >= im->nsecs)
+		return lp_error(im->path, rsec->name,
+				"entry %zu: symbol %llu is not defined in a section of the object",
+				j, (unsigned long long)r->sym);
+	s = &im->syms[r->sym];
+	/* a Rel entry's addend is the entry's own bytes, signed */
+	add = word_at(bytes + r->offset, w);
+	if (w == 4)
+		add = (uint64_t)(int64_t)(int32_t)add;
+	seen[k] = true;
+	t[k].shndx = s->shndx;
+	t[k].off = s->value + (addend ? (uint64_t)r->addend : add);
+	return 0;
 }
 
-/*
- * The entries of @sec, @n of them: *@tp is allocated only once the
- * section's bytes are known to be there (a corrupt size must not size
- * an allocation), and stays NULL for an empty table and on error before
- * the allocation.
- */
-static int read_object_entries(struct image *im, struct section *sec,
-			       size_t n, struct place **tp)
+int table_read_object(struct image *im, struct section *sec,
+		      struct place **v, size_t *n)
 {
-	struct place *t;
 	unsigned int w = im->arch->addr_size;
-	struct section *rsec = image_relocs_of(im, sec);
+	struct section *rsec;
 	const uint8_t *bytes;
 	struct relocs rel;
-	enum reloc_layout l;
+	struct reloc r;
 	bool *seen;
 	size_t j;
 	int ret = -1;
 
-	if (!n)
-		return 0;	/* an empty table: nothing to read */
+	*v = NULL;
+	*n = 0;
+	if (sec->sh.sh_size % w)
+		return lp_error(im->path, sec->name,
+				"size 0x%llx is not a multiple of the entry size %u",
+				(unsigned long long)sec->sh.sh_size, w);
+	*n = sec->sh.sh_size / w;
+	if (!*n)
+		return 0;
+	/* a corrupt size must not size an allocation: the bytes first */
 	if (sec->sh.sh_type == SHT_NOBITS)
 		return lp_error(im->path, sec->name,
-				"%zu entries but the section has no bytes (SHT_NOBITS)", n);
+				"%zu entries but the section has no bytes (SHT_NOBITS)",
+				*n);
 	bytes = image_section_bytes(im, sec);
 	if (!bytes)
 		return -1;
-	t = *tp = xcalloc(n, sizeof(*t));
+	*v = xcalloc(*n, sizeof(**v));
+	rsec = image_relocs_of(im, sec);
 	if (!rsec)
-		return n ? lp_error(im->path, sec->name,
-				    "%zu entries but no relocation section: entries of an object must be relocated",
-				    n) : 0;
+		return lp_error(im->path, sec->name,
+				"%zu entries but no relocation section: entries of an object must be relocated",
+				*n);
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
-	l = rel.layout;
-	seen = xcalloc(n ? n : 1, sizeof(*seen));
+	seen = xcalloc(*n, sizeof(*seen));
 	for (j = 0; j < rel.count; j++) {
-		struct reloc r;
-		const struct symbol *s;
-		size_t k;
-
-		reloc_get(l, rel.base, j, &r);
-		k = r.offset / w;
-		if (r.offset % w || k >= n || seen[k] || r.type != im->arch->abs_reloc) {
-			lp_error(im->path, rsec->name,
-				 "entry %zu (offset 0x%llx, type %u): not one %u-byte absolute relocation per table entry",
-				 j, (unsigned long long)r.offset, r.type, w);
+		reloc_get(rel.layout, rel.base, j, &r);
+		if (object_entry(im, rsec, j, &r, reloc_has_addend(rel.layout),
+				 bytes, *n, seen, *v) < 0)
 			goto out_free_seen;
-		}
-		if (r.sym >= im->nsyms || im->syms[r.sym].shndx == SHN_UNDEF ||
-		    im->syms[r.sym].shndx >= im->nsecs) {
-			lp_error(im->path, rsec->name,
-				 "entry %zu: symbol %llu is not defined in a section of the object",
-				 j, (unsigned long long)r.sym);
-			goto out_free_seen;
-		}
-		s = &im->syms[r.sym];
-		seen[k] = true;
-		t[k].shndx = s->shndx;
-		t[k].off = s->value + (uint64_t)(reloc_has_addend(l) ?
-						 r.addend : rel_addend(bytes, r.offset, w));
 	}
-	for (j = 0; j < n; j++)
+	for (j = 0; j < *n; j++)
 		if (!seen[j]) {
 			lp_error(im->path, sec->name,
 				 "entry %zu (offset 0x%llx) has no relocation: it would hold a meaningless address",
@@ -355,21 +332,6 @@ static int read_object_entries(struct image *im, struct section *sec,
 out_free_seen:
 	free(seen);
 	return ret;
-}
-
-int table_read_object(struct image *im, struct section *sec,
-		      struct place **v, size_t *n)
-{
-	unsigned int w = im->arch->addr_size;
-
-	*v = NULL;
-	*n = 0;
-	if (sec->sh.sh_size % w)
-		return lp_error(im->path, sec->name,
-				"size 0x%llx is not a multiple of the entry size %u",
-				(unsigned long long)sec->sh.sh_size, w);
-	*n = sec->sh.sh_size / w;
-	return read_object_entries(im, sec, *n, v);
 }
 
 void table_free(struct table *t)

@@ -1,32 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The table object, written through elfwrite (no assembler run).
- * Layout of the object:
- *   [1] __mcount_loc        PROGBITS, alloc (+write in a PIE), retain
- *   [2] .rela__mcount_loc   one absolute relocation per entry
- *   [3] .symtab             null, section symbol, the anchors (undefined)
- *   [4] .strtab
- *   [5] .note.GNU-stack     empty: the table needs no executable stack
- *   [6] .shstrtab
- * Entries are zero in the section; the value is in the relocation
- * addend (Rela), or in the entry itself on Rel targets (i386).
+ * The table object, written through elfwrite: [1] __mcount_loc (alloc,
+ * +write in a PIE, retain), [2] its relocations, one absolute one per
+ * entry against the anchors (undefined in [3] .symtab), [4] .strtab,
+ * [5] an empty .note.GNU-stack, [6] .shstrtab.  Entries are zero in
+ * the section and the value is in the addend (Rela), or in the entry
+ * on Rel targets (i386).
  */
 #include "table_write.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler.h"
 #include "elfwrite.h"
-#include "util.h"
 
-/* First symbol of the table object that is an anchor (after null and
- * the section symbol).
+/*
+ * SHF_GNU_RETAIN: keep the section under --gc-sections; nothing refers
+ * to it but __start_/__stop_ symbols, which keep no section alive
+ * under -z start-stop-gc.
  */
-#define FIRST_ANCHOR_SYM 2
+#ifndef SHF_GNU_RETAIN
+#define SHF_GNU_RETAIN BIT(21)
+#endif
 
-/* Index of the table section in the object. */
-#define SEC_TABLE 1
+#define SEC_TABLE 1		/* the table section's index */
+#define FIRST_ANCHOR_SYM 2	/* after null and the section symbol */
 
 bool table_writable(const struct image *im)
 {
@@ -35,10 +33,8 @@ bool table_writable(const struct image *im)
 }
 
 /*
- * The visibility of the reference to anchor @s: hidden for a shared
- * library's __ehdr_start, so that the link must resolve it inside the
- * image (GNU ld stops with "hidden symbol isn't defined" otherwise) and
- * the entries become RELATIVE relocations; default for the others.
+ * Hidden for a shared library's __ehdr_start: the link must resolve it
+ * inside the image, and the entries become RELATIVE relocations.
  */
 uint8_t anchor_ref_vis(const struct symbol *s)
 {
@@ -60,11 +56,7 @@ static void build_symbols(const struct anchors *a, struct elfw_syms *syms,
 			     anchor_ref_vis(a->list[i]), SHN_UNDEF);
 }
 
-/*
- * What the table's two filled sections are made from: entry i is
- * anchor + (site i - anchor), the anchor's symbol looked up once per
- * section in sym_of.
- */
+/* Entry i is anchor + (site i - anchor); sym_of: the anchor's number. */
 struct table_fill {
 	const struct site *sites;
 	const struct anchors *a;
@@ -118,10 +110,7 @@ static void fill_entries(void *ctx, size_t first, size_t n, void *out)
 			       entry_addend(f, i));
 }
 
-/*
- * Anchors are numbered in a->list order: a section's anchor symbol is
- * looked up once.
- */
+/* Anchors are numbered in a->list order. */
 static void fill_init(struct table_fill *f, const struct image *im,
 		      const struct site *sites, const struct anchors *a)
 {
@@ -140,7 +129,6 @@ static void fill_init(struct table_fill *f, const struct image *im,
 	f->type = arch->abs_reloc;
 }
 
-/* The six sections, in the order of the layout above. */
 static int add_sections(struct elfw *w, const struct image *im, size_t n,
 			struct table_fill *f, struct elfw_syms *syms)
 {
@@ -174,10 +162,7 @@ static int add_sections(struct elfw *w, const struct image *im, size_t n,
 	return 0;
 }
 
-/*
- * The entries are made while the object is written (filled sections):
- * a kernel-sized table is never held whole in memory.
- */
+/* The entries are made as the object is written, never held whole. */
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out,
 		    const struct out_gate *gate)
