@@ -24,9 +24,9 @@ struct image;
 struct opt;
 struct options;
 struct out_gate;
+struct place;
 struct relocs;
 struct scan_opts;
-struct place;
 struct scan_result;
 struct scan_stats;
 struct section;
@@ -112,6 +112,7 @@ struct extras {
 	/* run_jobs() on threads (jobs.c) */
 	void (*run_jobs)(void *jobs, size_t n, size_t size,
 			 void *(*fn)(void *));
+	/*
 	 * scan's error for an image that names an mcount symbol and has
 	 * no site (scan_empty.c: it names --allow-empty); 0 when the
 	 * empty table may be written
