@@ -27,7 +27,8 @@ repetition:
   uftrace       uftrace record -d DIR on uf (entries and exits)
 
 Each run goes through /usr/bin/time (wall, user + system CPU, peak
-RSS); every run's output must equal the floor's.  A first repetition
+RSS), after a sync so that no earlier trace is still being written
+back; every run's output must equal the floor's.  A first repetition
 warms the caches and is not counted.  Then the readers on
 the graph traces, interleaved: lptrace report against uftrace report.
 Call counts: lptrace report of the graph trace against uftrace report,
@@ -205,6 +206,9 @@ def timed(argv, env, cwd, stdout_file):
     """Run argv under /usr/bin/time; (wall, cpu, peak KiB, output)."""
     tfile = os.path.join(cwd, ".time")
     full = {**os.environ, **env}
+    # the previous way's trace, still being written back, must not slow
+    # this one: each way starts with the page cache clean
+    os.sync()
     with open(stdout_file, "w") as out:
         p = subprocess.run(["/usr/bin/time", "-o", tfile, "-f",
                             "%e %U %S %M", *argv], env=full, cwd=cwd,
