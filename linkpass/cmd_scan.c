@@ -37,6 +37,13 @@ int cmd_scan(struct options *o)
 	if (!r.nkept && (scan_finish(&r) < 0 ||
 			 (x->empty_table && x->empty_table(&im, o, &r) < 0)))
 		goto out_free_scan;
+	/* the kernel's set: calls, but none kept, is never a table to write */
+	if (!r.nkept && !x->empty_table && r.stats.calls) {
+		lp_error(o->image, NULL,
+			 "no call site: none of the %zu calls to an mcount symbol opens a traced function",
+			 r.stats.calls);
+		goto out_free_scan;
+	}
 	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;
 	ns[2] = now_ns();

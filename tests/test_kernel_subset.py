@@ -159,6 +159,40 @@ def test_x86_64_image_scan_check_nop(linkpass, kernel_linkpass, tmp_path):
                     ["check", "--sites=nop", fin]).returncode == 0
 
 
+# One call to __fentry__, in the middle of a function: no site.
+MID_CALL_S = r"""
+	.text
+	.globl	main
+	.type	main, @function
+main:
+	nop
+	call	__fentry__
+	xorl	%eax, %eax
+	ret
+	.size	main, .-main
+"""
+
+
+def test_calls_but_no_site_is_an_error_in_both(linkpass, kernel_linkpass,
+                                               tmp_path):
+    """A table of 0 entries from an image whose code calls __fentry__
+    is never written: the full tool's error names its ways out, the
+    kernel's set says what it found, in one line."""
+    require_compiler_ld("gcc", "bfd")
+    objs = [assemble(tmp_path, "mid.S", MID_CALL_S),
+            assemble(tmp_path, "stubs.S", STUBS_S)]
+    image = tmp_path / "img"
+    run(["gcc", "-fuse-ld=bfd", "-no-pie", "-Wl,-q", *objs, "-o", image])
+    for tool in (linkpass, kernel_linkpass):
+        out = tmp_path / "table.o"
+        proc = tool.run("scan", image, "-o", out, check=False)
+        assert proc.returncode == 2, proc
+        assert "no call site: none of the 1 calls to an mcount symbol " \
+               "opens a traced function" in proc.stderr, proc.stderr
+        assert proc.stderr.count("\n") == 1, proc.stderr
+        assert not out.exists()
+
+
 def test_x86_64_object_obj_check_nop(linkpass, kernel_linkpass, tmp_path):
     obj = two_copies(compile_src(tmp_path, "mod.c", SRC, "gcc",
                                  ["-pg", "-mfentry", "-O2", "-fno-pie"]))
