@@ -190,10 +190,14 @@ def build(name, d, work):
     """The three executables of a program: {nopg, pg, uf}."""
     out = os.path.join(work, "build", name)
     exes = {k: os.path.join(out, k) for k in ("nopg", "pg", "uf")}
-    if all(os.path.exists(e) for e in exes.values()):
+    srcs, incs, libs, defs = sources(name, d, work)
+    # built before with the same flags: kept (a stamp holds them)
+    stamp = os.path.join(out, "flags")
+    flags = " ".join(CFLAGS + PG + defs + incs + libs)
+    if (all(os.path.exists(e) for e in exes.values())
+            and os.path.exists(stamp) and open(stamp).read() == flags):
         return exes
     shutil.rmtree(out, ignore_errors=True)
-    srcs, incs, libs, defs = sources(name, d, work)
     say(f"building {name} without -pg and with -pg -mfentry")
     plain = compile_all(srcs, os.path.join(out, "obj-nopg"), defs, incs)
     traced = compile_all(srcs, os.path.join(out, "obj-pg"), defs + PG, incs)
@@ -203,6 +207,8 @@ def build(name, d, work):
     # the driver strips the relocations and writes the NOPs: the audit
     sh([os.path.join(TOP, "linkpass", "linkpass"), "check", "--byte-audit",
         "--sites=nop", exes["pg"]])
+    with open(stamp, "w") as f:
+        f.write(flags)
     return exes
 
 
@@ -367,6 +373,8 @@ def bench(name, exes, work, reps, ver):
     ns_g = (med["rt-graph"][1] - med["nop"][1]) / calls * 1e9 if calls else 0
     rec = ratio_med(wall["record"], wall["rt"])
     rec_g = ratio_med(wall["record-graph"], wall["rt-graph"])
+    rec_c = ratio_med(cpu["record"], cpu["rt"])
+    rec_gc = ratio_med(cpu["record-graph"], cpu["rt-graph"])
     rmib = max(rpeak["lptrace report"]) / 1024
     rq = (ratio_med(rwall["lptrace report"], rwall["uftrace report"])
           if "uftrace report" in rwall else 0)
@@ -387,8 +395,9 @@ def bench(name, exes, work, reps, ver):
                     f"{statistics.median(rcpu[r]):.3f} | "
                     f"{max(rpeak[r]) / 1024:.1f} |")
     text += ["",
-             f"record over the runtime alone (wall): entry {rec:.2f}x, "
-             f"graph {rec_g:.2f}x; ns per traced call (CPU over nop): "
+             f"record over the runtime alone: wall entry {rec:.2f}x, "
+             f"graph {rec_g:.2f}x; CPU entry {rec_c:.2f}x, graph "
+             f"{rec_gc:.2f}x; ns per traced call (CPU over nop): "
              f"entry {ns:.1f}, graph {ns_g:.1f}; call counts "
              + ("equal uftrace's for every function" if equal else
                 "n/a (no uftrace)" if equal is None else
