@@ -183,7 +183,7 @@ def sources(name, d, work):
     # objects (callgrind, untraced: 228 against 224 in one pair).
     return (files, ["-I", s, "-I", gen], ["-lm", "-ldl"],
             ["-DLUA_USE_LINUX", "-std=gnu99", "-Dluai_makeseed(L)=0u",
-             "-DSTRCACHE_N=1"])
+             "-DSTRCACHE_N=1", "-DSTRCACHE_M=2"])
 
 
 def build(name, d, work):
