@@ -204,6 +204,7 @@ const struct extras extras_table = {
 	.entry_set = fast_entry_set,
 	.entry_set_free = fast_entry_set_free,
 	.symbol_pass = fast_symbol_pass,
+	.find_symbols = fast_find_symbols,
 	.fast_filter = fast_filter,
 	.pad_sites = pad_sites,
 	.relocscan_threads = relocscan_threads,

@@ -23,6 +23,7 @@ struct scan_result;
 struct section;
 struct site;
 struct stripped_check;
+struct symbol;
 
 /*
  * locals.c: refuse an image without local symbols that needs them,
@@ -66,6 +67,8 @@ int fast_filter(struct image *im, const uint8_t *traced,
 bool sort_by_runs(struct site *v, size_t n);
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p);
+int fast_find_symbols(struct image *im, const char *const *names, size_t n,
+		      struct symbol *out, bool *found);
 
 /* relocscan_mt.c: relocscan_sites() on several threads */
 int relocscan_threads(struct image *im, const struct scan_opts *o,

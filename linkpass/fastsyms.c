@@ -11,6 +11,7 @@
 
 #include "entries.h"
 #include "extras.h"
+#include "namefilter.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -40,6 +41,21 @@ prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 		return;
 	sym_decode_raw(im->symin.is64, im->symin.syms, i, &ahead);
 	entries_prefetch(e, ahead.shndx, ahead.value);
+}
+
+/* The names the pass looks for: mcount symbols 1, anchors 2, bounds 4. */
+static void sym_pass_names(const struct image *im, const struct scan_opts *o,
+			   const struct sym_pass *p, struct namefilter *nf)
+{
+	size_t j;
+
+	namefilter_init(nf, im->symin.strs, im->symin.nstrs);
+	for (j = 0; o->mcount_syms[j]; j++)
+		namefilter_add(nf, o->mcount_syms[j], 1);
+	for (j = 0; p->anchors && j < ANCHOR_NFALLBACK; j++)
+		namefilter_add(nf, anchor_fallback_names[j], 2);
+	for (j = 0; p->bounds && j < p->bounds->n; j++)
+		namefilter_add(nf, p->bounds->names[j], 4);
 }
 
 /* st_info of a local symbol that is no function: a label, to the pass. */
@@ -104,7 +120,7 @@ symbol_range(bool raw, const struct image *im,
 			s = &im->syms[i];
 		else if (!image_sym_get(im, i, &local))
 			return -1;
-		sym_pass_one(im, o, p, nf, s, i);
+		sym_pass_one(im, o, p, s, i, namefilter_test(nf, s->name));
 		p->nlocal_funcs += s->type == STT_FUNC &&
 				   s->bind == STB_LOCAL;
 		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
@@ -318,5 +334,53 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		anchor_cands_init(p->anchors, im);
 	}
 	symbol_pass(false, im, o, p);
+	return 0;
+}
+
+/*
+ * Can symbol @i, in place, have a name starting with a byte in @first?
+ * (st_name opens both Elf32_Sym and Elf64_Sym; out of range: maybe.)
+ */
+static inline bool sym_name_may_be(const struct sym_input *in, size_t i,
+				   const bool *first)
+{
+	uint32_t name;
+
+	memcpy(&name, in->syms + i * (in->is64 ? sizeof(Elf64_Sym) :
+				      sizeof(Elf32_Sym)), sizeof(name));
+	return name >= in->nstrs || first[(uint8_t)in->strs[name]];
+}
+
+int fast_find_symbols(struct image *im, const char *const *names, size_t n,
+		      struct symbol *out, bool *found)
+{
+	bool first[256] = { false };
+	struct symbol s;
+	size_t i, j, left = n;
+
+	memset(found, 0, n * sizeof(*found));
+	for (j = 0; j < n; j++)
+		first[(uint8_t)names[j][0]] = true;
+	for (i = 1; i < im->nsyms && left; i++) {
+		if (!sym_name_may_be(&im->symin, i, first))
+			continue;
+		if (!image_sym_get(im, i, &s)) {
+			/* an unusual symbol: decode them all, and again */
+			if (image_symbols(im) < 0)
+				return -1;
+			return image_find_symbols(im, names, n, out, found);
+		}
+		/* the first byte rules out almost every name with one load */
+		if (!first[(uint8_t)s.name[0]] || s.shndx == SHN_UNDEF)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (found[j] || s.name[0] != names[j][0] ||
+			    strcmp(s.name, names[j]))
+				continue;
+			out[j] = s;
+			found[j] = true;
+			left--;
+		}
+	}
 	return 0;
 }

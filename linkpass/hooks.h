@@ -32,6 +32,7 @@ struct scan_stats;
 struct section;
 struct site;
 struct stripped_check;
+struct symbol;
 struct sym_pass;
 
 struct extras {
@@ -89,6 +90,9 @@ struct extras {
 	void (*entry_set_free)(struct entry_set *e);
 	int (*symbol_pass)(struct image *im, const struct scan_opts *o,
 			   struct sym_pass *p);
+	/* image_find_symbols() on symbols read in place */
+	int (*find_symbols)(struct image *im, const char *const *names,
+			    size_t n, struct symbol *out, bool *found);
 	int (*fast_filter)(struct image *im, const uint8_t *traced,
 			   const struct entry_set *e, struct site *cand,
 			   size_t n, int threads, struct scan_result *r,
