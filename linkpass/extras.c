@@ -201,6 +201,7 @@ const struct extras extras_table = {
 	.describe_finding = describe_finding,
 	.describe_nop_site = describe_nop_site,
 	.usage_note = USAGE_NOTE,
+	.more_note = " (--max-list=0 lists all)",
 	.entry_set = fast_entry_set,
 	.entry_set_free = fast_entry_set_free,
 	.symbol_pass = fast_symbol_pass,

@@ -42,6 +42,7 @@ struct extras {
 	const struct opt *opts;
 	size_t nopts;
 	const char *usage_note;	/* a line after the options, or NULL */
+	const char *more_note;	/* after check's "... and N more", or NULL */
 	/* more architectures, after the kernel's (arch.c) */
 	const struct arch *const *arches;
 	size_t narches;
