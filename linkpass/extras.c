@@ -196,6 +196,7 @@ const struct extras extras_table = {
 	.ehdr_anchor = ehdr_anchor,
 	.forced_anchor = forced_anchor,
 	.table_write_asm = table_write_asm,
+	.table_sections = table_fill_sections,
 	.scan_stats = scan_print_stats,
 	.empty_table = scan_empty_table,
 	.describe_finding = describe_finding,

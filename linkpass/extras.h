@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct anchors;
+struct elfw;
 struct entry_set;
 struct relocs;
 struct scan_opts;
@@ -23,6 +24,7 @@ struct scan_result;
 struct section;
 struct site;
 struct stripped_check;
+struct table_parts;
 struct symbol;
 
 /*
@@ -78,6 +80,9 @@ int relocscan_threads(struct image *im, const struct scan_opts *o,
 /* cmd_dump.c, cmd_sites.c: the full tool's commands */
 int cmd_dump(struct options *o);
 int cmd_sites(struct options *o);
+
+/* table_fill.c: the table's sections, made as they are written */
+size_t table_fill_sections(struct elfw *w, struct table_parts *t);
 
 /* table_asm.c: scan --format=asm */
 struct out_gate;

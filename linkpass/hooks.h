@@ -18,6 +18,7 @@
 struct anchors;
 struct arch;
 struct command;
+struct elfw;
 struct entry_set;
 struct func;
 struct image;
@@ -34,6 +35,7 @@ struct site;
 struct stripped_check;
 struct symbol;
 struct sym_pass;
+struct table_parts;
 
 struct extras {
 	/* more commands (main.c) and options (options.c), after the kernel's */
@@ -76,6 +78,11 @@ struct extras {
 	int (*table_write_asm)(struct image *im, const struct site *sites,
 			       size_t n, const struct anchors *a,
 			       const char *out, const struct out_gate *gate);
+	/*
+	 * table_write_elf()'s two big sections, made as they are written
+	 * (table_fill.c); the index of the relocations' section, or 0
+	 */
+	size_t (*table_sections)(struct elfw *w, struct table_parts *t);
 	/* scan --stats: the counts and times, after the table is written */
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
