@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct anchor_cands;
+struct anchor_store;
 struct anchors;
 struct elfw;
 struct entry_set;
@@ -69,6 +71,9 @@ int fast_filter(struct image *im, const uint8_t *traced,
 bool sort_by_runs(struct site *v, size_t n);
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p);
+const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
+					 const struct image *im, uint32_t idx);
+void anchor_store_free(struct anchor_store *st);
 int fast_find_symbols(struct image *im, const char *const *names, size_t n,
 		      struct symbol *out, bool *found);
 

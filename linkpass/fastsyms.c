@@ -7,10 +7,12 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "entries.h"
 #include "extras.h"
+#include "inplace.h"
 #include "namefilter.h"
 #include "symbols.h"
 #include "util.h"
@@ -273,10 +275,8 @@ static int symbol_pass_parallel(const struct image *im,
 	h[1].from = h[0].to;
 	h[1].to = im->nsyms;
 	/* the upper half's own candidates and bounds, merged below */
-	if (p->anchors) {
-		anchor_cands_init(&h[1].anchors, im);
+	if (p->anchors)
 		h[1].p.anchors = &h[1].anchors;
-	}
 	if (p->bounds) {
 		h[1].bounds = *p->bounds;
 		memset(h[1].bounds.found, 0, sizeof(h[1].bounds.found));
@@ -300,6 +300,66 @@ static int symbol_pass_parallel(const struct image *im,
 	return ret;
 }
 
+/*
+ * A symbol an anchor may be, decoded and its name copied, to stay
+ * valid once the scan has handed the symbol table's pages back.
+ */
+struct anchor_store {
+	struct symbol **syms;
+	uint32_t *idx;
+	size_t n, cap;
+};
+
+const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
+					 const struct image *im, uint32_t idx)
+{
+	struct anchor_store *st = c->store;
+	struct symbol *s;
+	size_t i;
+
+	if (!st)
+		st = c->store = xcalloc(1, sizeof(*st));
+	for (i = 0; i < st->n; i++)
+		if (st->idx[i] == idx)
+			return st->syms[i];
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 16;
+		st->syms = xrealloc(st->syms, st->cap * sizeof(*st->syms));
+		st->idx = xrealloc(st->idx, st->cap * sizeof(*st->idx));
+	}
+	s = xmalloc(sizeof(*s));
+	image_sym_get(im, idx, s);
+	s->name = xstrdup(s->name);
+	st->syms[st->n] = s;
+	st->idx[st->n++] = idx;
+	return s;
+}
+
+void anchor_store_free(struct anchor_store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		free((char *)st->syms[i]->name);
+		free(st->syms[i]);
+	}
+	free(st->syms);
+	free(st->idx);
+	free(st);
+}
+
+/* The named candidates and the first eligible, decoded while in memory. */
+static void hold_anchors(struct anchor_cands *c, const struct image *im)
+{
+	size_t j;
+
+	for (j = 0; c && j < ANCHOR_NFALLBACK; j++)
+		if (c->named[j])
+			anchor_sym_in_place(c, im, c->named[j]);
+	if (c && c->first)
+		anchor_sym_in_place(c, im, c->first);
+}
+
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p)
 {
@@ -318,6 +378,7 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 					   z.bind == STB_LOCAL;
 		}
 		im->nlocal_funcs = p->nlocal_funcs;
+		hold_anchors(p->anchors, im);
 		return 0;
 	}
 	if (image_symbols(im) < 0)
@@ -329,10 +390,8 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		memset(p->bounds->found, 0, sizeof(p->bounds->found));
 	if (p->e)
 		entries_clear(p->e);
-	if (p->anchors) {
+	if (p->anchors)
 		anchor_cands_free(p->anchors);
-		anchor_cands_init(p->anchors, im);
-	}
 	symbol_pass(false, im, o, p);
 	return 0;
 }

@@ -15,6 +15,8 @@
 
 #include "compiler.h"
 
+struct anchor_cands;
+struct anchor_store;
 struct anchors;
 struct arch;
 struct command;
@@ -98,6 +100,14 @@ struct extras {
 	void (*entry_set_free)(struct entry_set *e);
 	int (*symbol_pass)(struct image *im, const struct scan_opts *o,
 			   struct sym_pass *p);
+	/*
+	 * anchor.c's candidate @idx when the symbols are read in place: a
+	 * copy, valid until anchor_cands_free(), which frees the copies
+	 */
+	const struct symbol *(*anchor_sym)(struct anchor_cands *c,
+					   const struct image *im,
+					   uint32_t idx);
+	void (*anchor_store_free)(struct anchor_store *st);
 	/* image_find_symbols() on symbols read in place */
 	int (*find_symbols)(struct image *im, const char *const *names,
 			    size_t n, struct symbol *out, bool *found);

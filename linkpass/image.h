@@ -82,7 +82,7 @@ struct image {
 int image_open(struct image *im, const char *path, enum image_kind kind);
 /*
  * The same, but the symbols stay in place (im->syms NULL) until
- * image_symbols(): for passes that read each once (image_sym_get()).
+ * image_symbols(): the full tool reads each once (inplace.h).
  */
 int image_open_lazy(struct image *im, const char *path, enum image_kind kind);
 /* Decode every symbol into im->syms, checking each; once. */
@@ -112,25 +112,6 @@ sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 	s->bind = ELF64_ST_BIND(e.st_info);
 	s->vis = ELF64_ST_VISIBILITY(e.st_other);
 	return e.st_name;
-}
-
-/*
- * Symbol @i (0 < @i < nsyms) read in place into *@s; false for a name
- * or section index out of range or SHN_XINDEX: then image_symbols()
- * decodes them all and reports the bad one.
- */
-static inline bool image_sym_get(const struct image *im, size_t i,
-				 struct symbol *s)
-{
-	const struct sym_input *in = &im->symin;
-	uint32_t name;
-
-	name = sym_decode_raw(in->is64, in->syms, i, s);
-	s->name = in->strs + (name < in->nstrs ? name : 0);
-	/* SHN_XINDEX is above nsecs; reserved indices like SHN_ABS are fine */
-	return name < in->nstrs &&
-	       (s->shndx < im->nsecs ||
-		(s->shndx >= SHN_LORESERVE && s->shndx != SHN_XINDEX));
 }
 
 void image_close(struct image *im);
