@@ -67,9 +67,11 @@ struct extras {
 	/* check --byte-audit: the sites from function entries (audit.h) */
 	int (*audit_sites)(const struct options *o, struct image *im,
 			   struct scan_result *r);
-	/* check's error for code without relocations (audit.c) */
-	int (*no_code_relocs)(struct image *im, const struct options *o,
-			      const struct section *code);
+	/*
+	 * check's error, naming --byte-audit, for an image whose code kept
+	 * no relocations (audit.c); the kernel's set gets the scan's
+	 */
+	int (*code_relocs)(struct image *im, const struct options *o);
 	/* a shared library: im->interposable, __ehdr_start (anchor_dso.c) */
 	int (*read_dynamic)(struct image *im);
 	int (*ehdr_anchor)(struct image *im, struct anchors *a);
