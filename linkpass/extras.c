@@ -187,6 +187,7 @@ const struct extras extras_table = {
 	.arches = arches,
 	.narches = ARRAY_SIZE(arches),
 	.mcount_verdict = mcount_verdict,
+	.dead_body = dead_body,
 	.stripped_start = stripped_begin,
 	.stripped_finish = stripped_finish,
 	.stripped_cancel = stripped_cancel,

@@ -36,6 +36,10 @@ struct symbol;
 int stripped_begin(struct image *im, struct scan_result *r, int threads,
 		   struct stripped_check **job);
 
+/* dead_body.c: does a call in no function start a dead weak body? */
+bool dead_body(const struct image *im, const struct funcs *f,
+	       const struct site *s);
+
 /* heap.c: huge pages for a big block, the heap for a big input */
 void huge_hint(void *p, size_t size);
 void heap_for_input(uint64_t bytes);

@@ -23,6 +23,7 @@ struct command;
 struct elfw;
 struct entry_set;
 struct func;
+struct funcs;
 struct image;
 struct opt;
 struct options;
@@ -58,6 +59,12 @@ struct extras {
 	int (*mcount_verdict)(const struct image *im, const struct section *sec,
 			      const struct func *fn, const struct site *s,
 			      const struct func *last);
+	/*
+	 * Does the call @s, in no function, start an overridden weak
+	 * function's body (dead_body.c)?  Either way it is dropped.
+	 */
+	bool (*dead_body)(const struct image *im, const struct funcs *f,
+			  const struct site *s);
 	/* the checks for discarded local symbols (locals.c, stripped.h) */
 	int (*stripped_start)(struct image *im, struct scan_result *r,
 			      int threads, struct stripped_check **job);
