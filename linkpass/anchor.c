@@ -27,17 +27,6 @@ void anchor_globals_grow(struct anchor_cands *c)
 			      c->capglobals * sizeof(*c->globals));
 }
 
-void anchor_globals_append(struct anchor_cands *lo,
-			   const struct anchor_cands *hi)
-{
-	while (lo->capglobals < lo->nglobals + hi->nglobals)
-		anchor_globals_grow(lo);
-	if (hi->nglobals)
-		memcpy(lo->globals + lo->nglobals, hi->globals,
-		       hi->nglobals * sizeof(*hi->globals));
-	lo->nglobals += hi->nglobals;
-}
-
 /* Symbol @idx (0: none), valid as long as @c. */
 static const struct symbol *cand_ptr(struct anchor_cands *c,
 				     const struct image *im, uint32_t idx)

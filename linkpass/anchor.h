@@ -103,9 +103,6 @@ anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 }
 
 void anchor_globals_grow(struct anchor_cands *c);
-/* @hi's eligible globals after @lo's (two halves of one pass). */
-void anchor_globals_append(struct anchor_cands *lo,
-			   const struct anchor_cands *hi);
 
 /* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
 static __always_inline void

@@ -216,6 +216,5 @@ const struct extras extras_table = {
 	.sort_by_runs = sort_by_runs,
 	.huge_hint = huge_hint,
 	.heap_for_input = heap_for_input,
-	.run_jobs = run_jobs_threads,
 	.release_globals = image_release_globals_pages,
 };

@@ -47,8 +47,12 @@ void heap_for_input(uint64_t bytes);
 /* release.c: image_release_globals() */
 void image_release_globals_pages(const struct image *im);
 
-/* jobs.c: run_jobs() on threads */
-void run_jobs_threads(void *jobs, size_t n, size_t size, void *(*fn)(void *));
+/*
+ * jobs.c: run @fn on each of the @n jobs at @jobs, @size bytes apart,
+ * on threads, and return when all are done.  @fn must touch only its
+ * own job and what nobody writes while the jobs run.
+ */
+void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *));
 
 /* anchor_dso.c: a shared library's anchors, and --anchor SYM */
 #define ANCHOR_EHDR "__ehdr_start"

@@ -175,6 +175,18 @@ static void *sym_half_run(void *arg)
 	return NULL;
 }
 
+/* @hi's eligible globals after @lo's (two halves of one pass). */
+static void anchor_globals_append(struct anchor_cands *lo,
+				  const struct anchor_cands *hi)
+{
+	while (lo->capglobals < lo->nglobals + hi->nglobals)
+		anchor_globals_grow(lo);
+	if (hi->nglobals)
+		memcpy(lo->globals + lo->nglobals, hi->globals,
+		       hi->nglobals * sizeof(*hi->globals));
+	lo->nglobals += hi->nglobals;
+}
+
 /*
  * Two halves' candidates as a single pass in table order would have
  * gathered them: the eligible globals in order, and of each named or

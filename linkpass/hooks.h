@@ -140,9 +140,6 @@ struct extras {
 	void (*heap_for_input)(uint64_t bytes);
 	/* image_release_globals() (release.c) */
 	void (*release_globals)(const struct image *im);
-	/* run_jobs() on threads (jobs.c) */
-	void (*run_jobs)(void *jobs, size_t n, size_t size,
-			 void *(*fn)(void *));
 	/*
 	 * scan's error for an image that names an mcount symbol and has
 	 * no site (scan_empty.c: it names --allow-empty); 0 when the

@@ -81,12 +81,4 @@ void one_line(char *s);
 /* Shell-style glob match (fnmatch). */
 bool glob_match(const char *pattern, const char *s);
 
-/*
- * Run @fn on each of the @n jobs at @jobs, @size bytes apart, and
- * return when all are done: on threads in the full tool (hooks.h), in
- * turn otherwise.  @fn must touch only its own job and what nobody
- * writes while the jobs run.
- */
-void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *));
-
 #endif
