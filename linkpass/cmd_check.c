@@ -254,7 +254,7 @@ int cmd_check(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	/* a linked image's scan reads symbols in place; the others decode */
+	/* the full tool's scan of an image reads the symbols in place */
 	if (image_open_lazy(&im, o->image, IMAGE_ANY) < 0)
 		goto out_close;
 	if ((o->byte_audit || im.ehdr.e_type == ET_REL) &&

@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one writer of ELF output.  A struct elfw owns the output file
- * (written atomically through struct outfile) and its sections:
- *
- *   elfw_new()      a fresh relocatable object, laid out and written
- *                   here (each section at its alignment, the section
- *                   headers last, as libelf would);
- *   elfw_rewrite()  a copy of an existing object with sections appended
- *                   through libelf;
- *   elfw_patch()    a copy of a file changed in place by elfw_put()
- *                   (linkpass nop).
- *
- * Then elfw_add_section() or elfw_put(),
- * and elfw_commit() or elfw_abort().  A table is an array of addresses
- * with one relocation each (addr_reloc_put(), addr_value_put()).
+ * The one writer of ELF output, atomically (struct outfile): a new
+ * relocatable object laid out here (elfw_new()), a copy of an object
+ * with sections appended through libelf (elfw_rewrite()), or a copy
+ * patched in place (elfw_patch(), elfw_put()); then elfw_commit() or
+ * elfw_abort().  A table is an array of addresses with one relocation
+ * each (addr_table).
  */
 #ifndef LINKPASS_ELFWRITE_H
 #define LINKPASS_ELFWRITE_H

@@ -72,11 +72,7 @@ struct image {
 	size_t nsyms;
 	/* local STT_FUNC symbols: none means they were discarded (ld -x) */
 	size_t nlocal_funcs;
-	/*
-	 * Another object may preempt this image's default-visibility
-	 * globals: a shared library's (anchor_dso.c, the full tool's).
-	 */
-	bool interposable;
+	bool interposable;	/* a shared library's globals (anchor_dso.c) */
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
@@ -124,11 +120,7 @@ const uint8_t *image_section_bytes(struct image *im, struct section *s);
 /* The same, with no message on NULL: for what only describes an image. */
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 
-/*
- * Once the symbol pass is done, hand the pages of the global symbols
- * and the string table back, to lower the peak memory: the full tool's
- * (release.c, through hooks.h).
- */
+/* After the symbol pass, the full tool hands pages back (release.c). */
 static inline void image_release_globals(const struct image *im)
 {
 	if (extras()->release_globals)

@@ -64,11 +64,7 @@ struct out_gate {
 	void *arg;
 };
 
-/*
- * --fsync: fsync every output before its rename.  Off by default: the
- * rename alone keeps a killed run from leaving a partial file, and
- * fsync cost 3 to 40 ms a table for a build intermediate.
- */
+/* The full tool's --fsync: fsync every output before its rename. */
 extern bool out_fsync;
 
 int out_open(struct outfile *o, const char *target);
