@@ -133,7 +133,7 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 #define NO_SAFE_ANCHOR \
 	"no anchor that another object cannot preempt: no segment loads the ELF header, so there is no __ehdr_start, and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)"
 #define NO_ANCHOR \
-	"no global symbol to anchor the table entries to; name one with --anchor"
+	"no global symbol to anchor the table entries to"
 
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
@@ -181,8 +181,10 @@ int anchors_choose(struct image *im, const char *forced,
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {
-			lp_error(im->path, im->secs[i].name, "%s",
-				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR);
+			lp_error(im->path, im->secs[i].name, "%s%s",
+				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR,
+				 im->interposable || !extras()->anchor_note ?
+				 "" : extras()->anchor_note);
 			goto out;
 		}
 		add_distinct(a, a->by_shndx[i]);

@@ -223,7 +223,8 @@ static int check_linked(struct options *o, struct image *im,
 	v = live_entries(&t, &n, fd);
 	if (fd->zeroed)
 		printf(ZEROED_LINE, fd->zeroed,
-		       o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
+		       o->allow_zeroed || !extras()->zeroed_note ? "" :
+		       extras()->zeroed_note);
 	same = agree(&r, v, n);
 	if (!o->byte_audit && !same && extras()->describe_finding) {
 		/* findings to explain: scan again with the drop reasons */

@@ -209,6 +209,8 @@ const struct extras extras_table = {
 	.describe_nop_site = describe_nop_site,
 	.usage_note = USAGE_NOTE,
 	.more_note = " (--max-list=0 lists all)",
+	.zeroed_note = " (--allow-zeroed accepts them)",
+	.anchor_note = "; name one with --anchor",
 	.entry_set = fast_entry_set,
 	.entry_set_free = fast_entry_set_free,
 	.symbol_pass = fast_symbol_pass,

@@ -47,7 +47,11 @@ struct extras {
 	const struct opt *opts;
 	size_t nopts;
 	const char *usage_note;	/* a line after the options, or NULL */
-	const char *more_note;	/* after check's "... and N more", or NULL */
+	/*
+	 * hints naming the full tool's options, or NULL: check's "... and
+	 * N more" and zeroed entries, scan's missing anchor
+	 */
+	const char *more_note, *zeroed_note, *anchor_note;
 	/* more architectures, after the kernel's (arch.c) */
 	const struct arch *const *arches;
 	size_t narches;
