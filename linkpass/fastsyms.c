@@ -329,8 +329,10 @@ const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
 	struct symbol *s;
 	size_t i;
 
-	if (!st)
-		st = c->store = xcalloc(1, sizeof(*st));
+	if (!st) {
+		st = xcalloc(1, sizeof(*st));
+		c->store = st;
+	}
 	for (i = 0; i < st->n; i++)
 		if (st->idx[i] == idx)
 			return st->syms[i];
