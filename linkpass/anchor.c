@@ -12,24 +12,11 @@ const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
 	"_text", "_stext", "__executable_start", "_start", "main",
 };
 
-void anchor_cands_init(struct anchor_cands *c, const struct image *im)
-{
-	memset(c, 0, sizeof(*c));
-	/* one per section, the fallback names and the first eligible */
-	c->cap = (im->nsecs ? im->nsecs : 1) + ANCHOR_NFALLBACK + 1;
-	c->store = xcalloc(c->cap, sizeof(*c->store));
-	c->store_idx = xcalloc(c->cap, sizeof(*c->store_idx));
-}
-
 void anchor_cands_free(struct anchor_cands *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->nstore; i++)
-		free((char *)c->store[i].name);
 	free(c->globals);
-	free(c->store);
-	free(c->store_idx);
+	if (c->store)
+		extras()->anchor_store_free(c->store);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -40,59 +27,14 @@ void anchor_globals_grow(struct anchor_cands *c)
 			      c->capglobals * sizeof(*c->globals));
 }
 
-void anchor_globals_append(struct anchor_cands *lo,
-			   const struct anchor_cands *hi)
-{
-	while (lo->capglobals < lo->nglobals + hi->nglobals)
-		anchor_globals_grow(lo);
-	if (hi->nglobals)
-		memcpy(lo->globals + lo->nglobals, hi->globals,
-		       hi->nglobals * sizeof(*hi->globals));
-	lo->nglobals += hi->nglobals;
-}
-
-/* Symbol @idx, which a pass already read in place once. */
-static void cand_sym(const struct image *im, uint32_t idx, struct symbol *out)
-{
-	if (im->syms_decoded)
-		*out = im->syms[idx];
-	else
-		image_sym_get(im, idx, out);
-}
-
-/*
- * Symbol @idx as a pointer valid as long as @c: into im->syms, or a
- * copy decoded once, its name copied too.
- */
+/* Symbol @idx (0: none), valid as long as @c. */
 static const struct symbol *cand_ptr(struct anchor_cands *c,
 				     const struct image *im, uint32_t idx)
 {
-	size_t i;
-
 	if (!idx)
 		return NULL;
-	if (im->syms_decoded)
-		return &im->syms[idx];
-	for (i = 0; i < c->nstore; i++)
-		if (c->store_idx[i] == idx)
-			return &c->store[i];
-	if (c->nstore == c->cap)
-		return NULL;	/* not reached: see anchor_cands_init() */
-	cand_sym(im, idx, &c->store[c->nstore]);
-	c->store[c->nstore].name = xstrdup(c->store[c->nstore].name);
-	c->store_idx[c->nstore] = idx;
-	return &c->store[c->nstore++];
-}
-
-void anchor_cands_hold(struct anchor_cands *c, const struct image *im)
-{
-	size_t i;
-
-	if (im->syms_decoded)
-		return;
-	for (i = 0; i < ANCHOR_NFALLBACK; i++)
-		(void)cand_ptr(c, im, c->named[i]);
-	(void)cand_ptr(c, im, c->first);
+	return im->syms_decoded ? &im->syms[idx] :
+	       extras()->anchor_sym(c, im, idx);
 }
 
 /*
@@ -118,16 +60,13 @@ static const struct symbol *image_anchor(const struct image *im,
 }
 
 /* Is @g a better pick than @cur (0: none), at @at: lower, or @higher? */
-static bool pick_better(const struct image *im, const struct anchor_global *g,
-			uint32_t cur, uint64_t at, bool higher)
+static bool pick_better(const struct image *im, struct anchor_cands *c,
+			const struct anchor_global *g, uint32_t cur,
+			uint64_t at, bool higher)
 {
-	struct symbol x, y;
-
 	if (!cur || g->value != at)
 		return !cur || (higher ? g->value > at : g->value < at);
-	cand_sym(im, g->idx, &x);
-	cand_sym(im, cur, &y);
-	return anchor_better(&x, &y);
+	return anchor_better(cand_ptr(c, im, g->idx), cand_ptr(c, im, cur));
 }
 
 /*
@@ -136,7 +75,7 @@ static bool pick_better(const struct image *im, const struct anchor_global *g,
  * equals the first in table order.
  */
 static uint32_t *section_anchors(const struct image *im,
-				 const struct anchor_cands *c,
+				 struct anchor_cands *c,
 				 const struct site *sites, size_t nsites,
 				 const bool *used)
 {
@@ -160,12 +99,12 @@ static uint32_t *section_anchors(const struct image *im,
 		k = g->shndx;
 		if (!used[k])
 			continue;
-		if (pick_better(im, g, low[k], at_low[k], false)) {
+		if (pick_better(im, c, g, low[k], at_low[k], false)) {
 			low[k] = g->idx;
 			at_low[k] = g->value;
 		}
 		if (g->value <= first[k] &&
-		    pick_better(im, g, near[k], at_near[k], true)) {
+		    pick_better(im, c, g, near[k], at_near[k], true)) {
 			near[k] = g->idx;
 			at_near[k] = g->value;
 		}
@@ -194,7 +133,7 @@ static void add_distinct(struct anchors *a, const struct symbol *s)
 #define NO_SAFE_ANCHOR \
 	"no anchor that another object cannot preempt: no segment loads the ELF header, so there is no __ehdr_start, and the library's globals are exported; link with -Bsymbolic, or load the headers (PHDRS, FILEHDR)"
 #define NO_ANCHOR \
-	"no global symbol to anchor the table entries to; name one with --anchor"
+	"no global symbol to anchor the table entries to"
 
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
@@ -218,7 +157,6 @@ int anchors_choose(struct image *im, const char *forced,
 	if (!cands) {
 		if (image_symbols(im) < 0)
 			goto out;
-		anchor_cands_init(&own, im);
 		for (i = 1; i < im->nsyms; i++) {
 			const struct symbol *s = &im->syms[i];
 
@@ -243,8 +181,10 @@ int anchors_choose(struct image *im, const char *forced,
 		if (!a->by_shndx[i])
 			a->by_shndx[i] = image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {
-			lp_error(im->path, im->secs[i].name, "%s",
-				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR);
+			lp_error(im->path, im->secs[i].name, "%s%s",
+				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR,
+				 im->interposable || !extras()->anchor_note ?
+				 "" : extras()->anchor_note);
 			goto out;
 		}
 		add_distinct(a, a->by_shndx[i]);

@@ -16,6 +16,8 @@
 #include "image.h"
 #include "site.h"
 
+struct anchor_store;
+
 struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */
 	const struct symbol **list;	/* the distinct anchors used */
@@ -82,19 +84,11 @@ struct anchor_cands {
 	size_t nglobals, capglobals;
 	uint32_t named[ANCHOR_NFALLBACK];	/* first of each name */
 	uint32_t first;			/* first eligible */
-	/* the ones decoded (names copied) when im->syms is not */
-	struct symbol *store;
-	uint32_t *store_idx;
-	size_t nstore, cap;
+	/* the full tool's decoded copies when im->syms is not (hooks.h) */
+	struct anchor_store *store;
 };
 
-void anchor_cands_init(struct anchor_cands *c, const struct image *im);
 void anchor_cands_free(struct anchor_cands *c);
-/*
- * Decode the named candidates and the first eligible while the symbol
- * table is in memory: the scan then hands its pages back.
- */
-void anchor_cands_hold(struct anchor_cands *c, const struct image *im);
 
 /* A defined symbol @s, number @idx, whose name may be a fallback name. */
 static __always_inline void
@@ -109,9 +103,6 @@ anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 }
 
 void anchor_globals_grow(struct anchor_cands *c);
-/* @hi's eligible globals after @lo's (two halves of one pass). */
-void anchor_globals_append(struct anchor_cands *lo,
-			   const struct anchor_cands *hi);
 
 /* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
 static __always_inline void

@@ -218,11 +218,32 @@ static int first_site_nopped(struct image *im, const struct options *o)
  * (scripts/link-vmlinux.sh's output with the runtime); a fresh image
  * can be linked again keeping them.
  */
-int audit_no_code_relocs(struct image *im, const struct options *o,
-			 const struct section *code)
+/*
+ * The comparison needs the relocations of the code (-q).  An image that
+ * kept none (a stripped vmlinux) gets one line naming --byte-audit.  0
+ * when it has them, or no code (or no symbols: the scan's error comes
+ * first).
+ */
+int audit_code_relocs(struct image *im, const struct options *o)
 {
-	int nopped = first_site_nopped(im, o);
+	struct section *code = NULL;
+	size_t i;
+	int nopped;
 
+	for (i = 1; i < im->nsecs; i++) {
+		struct section *s = &im->secs[i];
+
+		if (image_is_code_relocs(im, s) && s->sh.sh_size)
+			return 0;
+		/* name .text when there is one */
+		if ((!code || !strcmp(s->name, ".text")) &&
+		    (s->sh.sh_flags & SHF_EXECINSTR) &&
+		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
+			code = s;
+	}
+	if (!code || !im->symtab)
+		return 0;
+	nopped = first_site_nopped(im, o);
 	/* an unreadable table: its one error line is the answer */
 	if (nopped < 0)
 		return -1;

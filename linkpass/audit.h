@@ -38,10 +38,9 @@ int audit_check_sites(const struct options *o, struct image *im,
 		      struct scan_result *r);
 
 /*
- * check's one line for an image without code relocations (hooks.h):
- * the byte-audit command that checks it.  Returns -1.
+ * check's one line for an image without code relocations (hooks.h),
+ * naming the byte-audit command that checks it: -1, else 0.
  */
-int audit_no_code_relocs(struct image *im, const struct options *o,
-			 const struct section *code);
+int audit_code_relocs(struct image *im, const struct options *o);
 
 #endif

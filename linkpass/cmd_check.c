@@ -187,36 +187,6 @@ static void check_states(const struct options *o, struct image *im,
 	check_more(o, want_nop ? "call" : "nop", fd->wrong);
 }
 
-/*
- * The comparison needs the relocations of the code (-q).  An image that
- * kept none (a stripped vmlinux) gets one line that says so (the full
- * tool's names --byte-audit).  0 when it has them, or no code (or no
- * symbols: the scan's error comes first).
- */
-static int code_relocs_kept(struct image *im, const struct options *o)
-{
-	struct section *code = NULL;
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++) {
-		struct section *s = &im->secs[i];
-
-		if (image_is_code_relocs(im, s) && s->sh.sh_size)
-			return 0;
-		/* name .text when there is one */
-		if ((!code || !strcmp(s->name, ".text")) &&
-		    (s->sh.sh_flags & SHF_EXECINSTR) &&
-		    (s->sh.sh_flags & SHF_ALLOC) && s->sh.sh_size)
-			code = s;
-	}
-	if (!code || !im->symtab)
-		return 0;
-	if (extras()->no_code_relocs)
-		return extras()->no_code_relocs(im, o, code);
-	return lp_error(im->path, code->name,
-			"no relocations kept for code, which check compares the table with: check the image as linked with -q (--emit-relocs), before its relocations are stripped");
-}
-
 static int check_linked(struct options *o, struct image *im,
 			struct findings *fd)
 {
@@ -231,8 +201,9 @@ static int check_linked(struct options *o, struct image *im,
 	bool same;
 	size_t n;
 
-	if (!o->byte_audit && !o->scan.patchable &&
-	    code_relocs_kept(im, o) < 0)
+	/* the kernel's set: the scan's error for an image without -q */
+	if (!o->byte_audit && !o->scan.patchable && extras()->code_relocs &&
+	    extras()->code_relocs(im, o) < 0)
 		return EXIT_ERROR;
 	/* the scan's pass over the symbols also finds the table's bounds */
 	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
@@ -252,7 +223,8 @@ static int check_linked(struct options *o, struct image *im,
 	v = live_entries(&t, &n, fd);
 	if (fd->zeroed)
 		printf(ZEROED_LINE, fd->zeroed,
-		       o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
+		       o->allow_zeroed || !extras()->zeroed_note ? "" :
+		       extras()->zeroed_note);
 	same = agree(&r, v, n);
 	if (!o->byte_audit && !same && extras()->describe_finding) {
 		/* findings to explain: scan again with the drop reasons */
@@ -283,7 +255,7 @@ int cmd_check(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	/* a linked image's scan reads symbols in place; the others decode */
+	/* the full tool's scan of an image reads the symbols in place */
 	if (image_open_lazy(&im, o->image, IMAGE_ANY) < 0)
 		goto out_close;
 	if ((o->byte_audit || im.ehdr.e_type == ET_REL) &&

@@ -25,7 +25,7 @@ int cmd_scan(struct options *o)
 	struct image im;
 	int ret = EXIT_ERROR;
 
-	/* the scan reads each symbol in place; none is decoded for it */
+	/* the full tool's scan reads the symbols in place */
 	if (image_open_lazy(&im, o->image, IMAGE_LINKED) < 0)
 		goto out_close;
 	if (x->read_dynamic && x->read_dynamic(&im) < 0)

@@ -159,3 +159,30 @@ void describe_nop_site(struct image *im, const struct place *p,
 	snprintf(buf, len, "%s, holding %s", where, bytes);
 	funcs_free(&f);
 }
+
+const char *const verdict_name[NR_VERDICTS] = {
+	[SITE_KEPT] = "kept",
+	[DROP_NOT_CALL] = "not a call (data or address reference)",
+	[DROP_UNTRACED] = "in an untraced section",
+	[DROP_DEAD_BODY] = "in a dead function body (overridden weak function)",
+	[DROP_NO_FUNC] = "in code that no live function symbol covers",
+	[DROP_NOT_ENTRY] = "not at a function entry",
+	[DROP_DUPLICATE] = "duplicate relocation for one site",
+};
+
+const struct site *scan_find_dropped(const struct scan_result *r,
+				     uint64_t addr)
+{
+	size_t lo = 0, hi = r->ndropped;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->dropped[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ndropped && r->dropped[lo].addr == addr ?
+	       &r->dropped[lo] : NULL;
+}

@@ -10,6 +10,12 @@
 #include "image.h"
 #include "site.h"
 
+/* For check's findings and the sites command. */
+extern const char *const verdict_name[NR_VERDICTS];
+/* A dropped record at @addr, for explaining stale table entries. */
+const struct site *scan_find_dropped(const struct scan_result *r,
+				     uint64_t addr);
+
 /*
  * "func+0x4 .text", "<none> .text" or "<none> <none>"; "func-0x8 .text"
  * for an address in no function from which nops run into func's entry

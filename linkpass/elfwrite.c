@@ -53,8 +53,7 @@ int elfw_new(struct elfw *w, const char *path, const struct arch *arch,
 	return 0;
 }
 
-/* Write @n bytes at @buf to @fd whole, resuming after short writes. */
-static int write_all(int fd, const void *buf, size_t n, const char *path)
+int write_all(int fd, const void *buf, size_t n, const char *path)
 {
 	const char *p = buf;
 
@@ -225,24 +224,6 @@ size_t elfw_add_section(struct elfw *w, const char *name,
 	return w->nsecs++;
 }
 
-size_t elfw_add_filled_section(struct elfw *w, const char *name,
-			       const GElf_Shdr *tmpl, size_t n, size_t align,
-			       elfw_fill_fn *fill, void *ctx)
-{
-	size_t idx;
-
-	if (w->elf || !tmpl->sh_entsize) {
-		lp_error(w->path, name,
-			 "a filled section needs a new object and an entry size");
-		return 0;
-	}
-	idx = elfw_add_section(w, name, tmpl, NULL, n * tmpl->sh_entsize,
-			       align);
-	w->secs[idx].fill = fill;
-	w->secs[idx].ctx = ctx;
-	return idx;
-}
-
 GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx)
 {
 	return &w->secs[idx].sh;
@@ -316,30 +297,6 @@ static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 }
 
 /*
- * A filled section's bytes, a piece at a time, made in one small buffer
- * that stays in cache: a kernel-sized table held whole cost a page fault
- * per 4 KiB and a copy out of memory the fill had just left.
- */
-#define FILL_PIECE ((size_t)128 << 10)
-
-static int write_filled(struct elfw *w, const struct elfw_sec *s,
-			uint8_t **piece)
-{
-	size_t es = s->sh.sh_entsize, per = FILL_PIECE / es ? FILL_PIECE / es : 1;
-	size_t n = s->sh.sh_size / es, i, k;
-
-	if (!*piece)
-		*piece = xmalloc(per * es);
-	for (i = 0; i < n; i += k) {
-		k = n - i < per ? n - i : per;
-		s->fill(s->ctx, i, k, *piece);
-		if (write_all(w->of.fd, *piece, k * es, w->path) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/*
  * A new object: the name table last, laid out, then written in file
  * order: the header, each section after its alignment padding, the
  * section headers.
@@ -350,7 +307,7 @@ static int commit_new(struct elfw *w)
 	GElf_Shdr sh = { .sh_type = SHT_STRTAB };
 	size_t ehsize = is64(w) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	size_t shentsize = is64(w) ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint8_t *head, *shdrs, *piece = NULL;
+	uint8_t *head, *shdrs;
 	uint64_t shoff, at;
 	size_t i;
 	int ret;
@@ -377,7 +334,7 @@ static int commit_new(struct elfw *w)
 			ret = write_all(w->of.fd, zeros, s->sh.sh_offset - at,
 					w->path);
 		if (!ret)
-			ret = s->fill ? write_filled(w, s, &piece) :
+			ret = s->write ? s->write(w, s) :
 			      write_all(w->of.fd, s->buf, s->sh.sh_size, w->path);
 		at = s->sh.sh_offset + s->sh.sh_size;
 	}
@@ -385,7 +342,6 @@ static int commit_new(struct elfw *w)
 		ret = write_all(w->of.fd, zeros, shoff - at, w->path);
 	if (!ret)
 		ret = write_all(w->of.fd, shdrs, w->nsecs * shentsize, w->path);
-	free(piece);
 	free(shdrs);
 	free(head);
 	return ret;

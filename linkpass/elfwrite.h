@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one writer of ELF output.  A struct elfw owns the output file
- * (written atomically through struct outfile) and its sections:
- *
- *   elfw_new()      a fresh relocatable object, laid out and written
- *                   here (each section at its alignment, the section
- *                   headers last, as libelf would);
- *   elfw_rewrite()  a copy of an existing object with sections appended
- *                   through libelf;
- *   elfw_patch()    a copy of a file changed in place by elfw_put()
- *                   (linkpass nop).
- *
- * Then elfw_add_section() (or elfw_add_filled_section()) or elfw_put(),
- * and elfw_commit() or elfw_abort().  A table is an array of addresses
- * with one relocation each (addr_reloc_put(), addr_value_put()).
+ * The one writer of ELF output, atomically (struct outfile): a new
+ * relocatable object laid out here (elfw_new()), a copy of an object
+ * with sections appended through libelf (elfw_rewrite()), or a copy
+ * patched in place (elfw_patch(), elfw_put()); then elfw_commit() or
+ * elfw_abort().  A table is an array of addresses with one relocation
+ * each (addr_table).
  */
 #ifndef LINKPASS_ELFWRITE_H
 #define LINKPASS_ELFWRITE_H
@@ -36,13 +28,13 @@ struct strbuf {
 	size_t len, cap;
 };
 
-/* Make entries [@first, @first + @n) of a filled section at @out. */
-typedef void elfw_fill_fn(void *ctx, size_t first, size_t n, void *out);
+struct elfw;
 
 struct elfw_sec {
 	GElf_Shdr sh;
 	const void *buf;	/* not owned */
-	elfw_fill_fn *fill;	/* non-NULL: a filled section (no buf) */
+	/* non-NULL: writes the bytes instead (the full tool's table_fill.c) */
+	int (*write)(struct elfw *w, const struct elfw_sec *s);
 	void *ctx;
 };
 
@@ -80,17 +72,11 @@ int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n);
 size_t elfw_add_section(struct elfw *w, const char *name,
 			const GElf_Shdr *tmpl, const void *buf, size_t size,
 			size_t align);
-/*
- * A section of a new object of @n entries of @tmpl->sh_entsize bytes,
- * made by @fill(@ctx, ...) piece by piece during elfw_commit(), never
- * held whole in memory.  Returns its index, or 0 on error.
- */
-size_t elfw_add_filled_section(struct elfw *w, const char *name,
-			       const GElf_Shdr *tmpl, size_t n, size_t align,
-			       elfw_fill_fn *fill, void *ctx);
 /* The header of section @idx of a new object, to set links later. */
 GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx);
 int elfw_commit(struct elfw *w);
+/* Write @n bytes at @buf to @fd whole, resuming after short writes. */
+int write_all(int fd, const void *buf, size_t n, const char *path);
 void elfw_abort(struct elfw *w);
 
 /* A symbol table under construction: [0] is the null symbol. */

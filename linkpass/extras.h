@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct anchor_cands;
+struct anchor_store;
 struct anchors;
+struct elfw;
 struct entry_set;
 struct relocs;
 struct scan_opts;
@@ -23,6 +26,8 @@ struct scan_result;
 struct section;
 struct site;
 struct stripped_check;
+struct table_parts;
+struct symbol;
 
 /*
  * locals.c: refuse an image without local symbols that needs them,
@@ -31,6 +36,10 @@ struct stripped_check;
 int stripped_begin(struct image *im, struct scan_result *r, int threads,
 		   struct stripped_check **job);
 
+/* dead_body.c: does a call in no function start a dead weak body? */
+bool dead_body(const struct image *im, const struct funcs *f,
+	       const struct site *s);
+
 /* heap.c: huge pages for a big block, the heap for a big input */
 void huge_hint(void *p, size_t size);
 void heap_for_input(uint64_t bytes);
@@ -38,8 +47,12 @@ void heap_for_input(uint64_t bytes);
 /* release.c: image_release_globals() */
 void image_release_globals_pages(const struct image *im);
 
-/* jobs.c: run_jobs() on threads */
-void run_jobs_threads(void *jobs, size_t n, size_t size, void *(*fn)(void *));
+/*
+ * jobs.c: run @fn on each of the @n jobs at @jobs, @size bytes apart,
+ * on threads, and return when all are done.  @fn must touch only its
+ * own job and what nobody writes while the jobs run.
+ */
+void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *));
 
 /* anchor_dso.c: a shared library's anchors, and --anchor SYM */
 #define ANCHOR_EHDR "__ehdr_start"
@@ -66,6 +79,11 @@ int fast_filter(struct image *im, const uint8_t *traced,
 bool sort_by_runs(struct site *v, size_t n);
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p);
+const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
+					 const struct image *im, uint32_t idx);
+void anchor_store_free(struct anchor_store *st);
+int fast_find_symbols(struct image *im, const char *const *names, size_t n,
+		      struct symbol *out, bool *found);
 
 /* relocscan_mt.c: relocscan_sites() on several threads */
 int relocscan_threads(struct image *im, const struct scan_opts *o,
@@ -75,6 +93,9 @@ int relocscan_threads(struct image *im, const struct scan_opts *o,
 /* cmd_dump.c, cmd_sites.c: the full tool's commands */
 int cmd_dump(struct options *o);
 int cmd_sites(struct options *o);
+
+/* table_fill.c: the table's sections, made as they are written */
+size_t table_fill_sections(struct elfw *w, struct table_parts *t);
 
 /* table_asm.c: scan --format=asm */
 struct out_gate;

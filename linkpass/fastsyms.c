@@ -7,10 +7,13 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "entries.h"
 #include "extras.h"
+#include "inplace.h"
+#include "namefilter.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -40,6 +43,21 @@ prefetch_entry(const struct image *im, const struct entry_set *e, size_t i)
 		return;
 	sym_decode_raw(im->symin.is64, im->symin.syms, i, &ahead);
 	entries_prefetch(e, ahead.shndx, ahead.value);
+}
+
+/* The names the pass looks for: mcount symbols 1, anchors 2, bounds 4. */
+static void sym_pass_names(const struct image *im, const struct scan_opts *o,
+			   const struct sym_pass *p, struct namefilter *nf)
+{
+	size_t j;
+
+	namefilter_init(nf, im->symin.strs, im->symin.nstrs);
+	for (j = 0; o->mcount_syms[j]; j++)
+		namefilter_add(nf, o->mcount_syms[j], 1);
+	for (j = 0; p->anchors && j < ANCHOR_NFALLBACK; j++)
+		namefilter_add(nf, anchor_fallback_names[j], 2);
+	for (j = 0; p->bounds && j < p->bounds->n; j++)
+		namefilter_add(nf, p->bounds->names[j], 4);
 }
 
 /* st_info of a local symbol that is no function: a label, to the pass. */
@@ -104,7 +122,7 @@ symbol_range(bool raw, const struct image *im,
 			s = &im->syms[i];
 		else if (!image_sym_get(im, i, &local))
 			return -1;
-		sym_pass_one(im, o, p, nf, s, i);
+		sym_pass_one(im, o, p, s, i, namefilter_test(nf, s->name));
 		p->nlocal_funcs += s->type == STT_FUNC &&
 				   s->bind == STB_LOCAL;
 		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
@@ -155,6 +173,18 @@ static void *sym_half_run(void *arg)
 	h->ret = symbol_range(true, h->im, h->o, &h->p, h->nf, h->from,
 			      h->to);
 	return NULL;
+}
+
+/* @hi's eligible globals after @lo's (two halves of one pass). */
+static void anchor_globals_append(struct anchor_cands *lo,
+				  const struct anchor_cands *hi)
+{
+	while (lo->capglobals < lo->nglobals + hi->nglobals)
+		anchor_globals_grow(lo);
+	if (hi->nglobals)
+		memcpy(lo->globals + lo->nglobals, hi->globals,
+		       hi->nglobals * sizeof(*hi->globals));
+	lo->nglobals += hi->nglobals;
 }
 
 /*
@@ -257,10 +287,8 @@ static int symbol_pass_parallel(const struct image *im,
 	h[1].from = h[0].to;
 	h[1].to = im->nsyms;
 	/* the upper half's own candidates and bounds, merged below */
-	if (p->anchors) {
-		anchor_cands_init(&h[1].anchors, im);
+	if (p->anchors)
 		h[1].p.anchors = &h[1].anchors;
-	}
 	if (p->bounds) {
 		h[1].bounds = *p->bounds;
 		memset(h[1].bounds.found, 0, sizeof(h[1].bounds.found));
@@ -284,6 +312,68 @@ static int symbol_pass_parallel(const struct image *im,
 	return ret;
 }
 
+/*
+ * A symbol an anchor may be, decoded and its name copied, to stay
+ * valid once the scan has handed the symbol table's pages back.
+ */
+struct anchor_store {
+	struct symbol **syms;
+	uint32_t *idx;
+	size_t n, cap;
+};
+
+const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
+					 const struct image *im, uint32_t idx)
+{
+	struct anchor_store *st = c->store;
+	struct symbol *s;
+	size_t i;
+
+	if (!st) {
+		st = xcalloc(1, sizeof(*st));
+		c->store = st;
+	}
+	for (i = 0; i < st->n; i++)
+		if (st->idx[i] == idx)
+			return st->syms[i];
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 16;
+		st->syms = xrealloc(st->syms, st->cap * sizeof(*st->syms));
+		st->idx = xrealloc(st->idx, st->cap * sizeof(*st->idx));
+	}
+	s = xmalloc(sizeof(*s));
+	image_sym_get(im, idx, s);
+	s->name = xstrdup(s->name);
+	st->syms[st->n] = s;
+	st->idx[st->n++] = idx;
+	return s;
+}
+
+void anchor_store_free(struct anchor_store *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		free((char *)st->syms[i]->name);
+		free(st->syms[i]);
+	}
+	free(st->syms);
+	free(st->idx);
+	free(st);
+}
+
+/* The named candidates and the first eligible, decoded while in memory. */
+static void hold_anchors(struct anchor_cands *c, const struct image *im)
+{
+	size_t j;
+
+	for (j = 0; c && j < ANCHOR_NFALLBACK; j++)
+		if (c->named[j])
+			anchor_sym_in_place(c, im, c->named[j]);
+	if (c && c->first)
+		anchor_sym_in_place(c, im, c->first);
+}
+
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p)
 {
@@ -302,6 +392,7 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 					   z.bind == STB_LOCAL;
 		}
 		im->nlocal_funcs = p->nlocal_funcs;
+		hold_anchors(p->anchors, im);
 		return 0;
 	}
 	if (image_symbols(im) < 0)
@@ -313,10 +404,56 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 		memset(p->bounds->found, 0, sizeof(p->bounds->found));
 	if (p->e)
 		entries_clear(p->e);
-	if (p->anchors) {
+	if (p->anchors)
 		anchor_cands_free(p->anchors);
-		anchor_cands_init(p->anchors, im);
-	}
 	symbol_pass(false, im, o, p);
+	return 0;
+}
+
+/*
+ * Can symbol @i, in place, have a name starting with a byte in @first?
+ * (st_name opens both Elf32_Sym and Elf64_Sym; out of range: maybe.)
+ */
+static inline bool sym_name_may_be(const struct sym_input *in, size_t i,
+				   const bool *first)
+{
+	uint32_t name;
+
+	memcpy(&name, in->syms + i * (in->is64 ? sizeof(Elf64_Sym) :
+				      sizeof(Elf32_Sym)), sizeof(name));
+	return name >= in->nstrs || first[(uint8_t)in->strs[name]];
+}
+
+int fast_find_symbols(struct image *im, const char *const *names, size_t n,
+		      struct symbol *out, bool *found)
+{
+	bool first[256] = { false };
+	struct symbol s;
+	size_t i, j, left = n;
+
+	memset(found, 0, n * sizeof(*found));
+	for (j = 0; j < n; j++)
+		first[(uint8_t)names[j][0]] = true;
+	for (i = 1; i < im->nsyms && left; i++) {
+		if (!sym_name_may_be(&im->symin, i, first))
+			continue;
+		if (!image_sym_get(im, i, &s)) {
+			/* an unusual symbol: decode them all, and again */
+			if (image_symbols(im) < 0)
+				return -1;
+			return image_find_symbols(im, names, n, out, found);
+		}
+		/* the first byte rules out almost every name with one load */
+		if (!first[(uint8_t)s.name[0]] || s.shndx == SHN_UNDEF)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (found[j] || s.name[0] != names[j][0] ||
+			    strcmp(s.name, names[j]))
+				continue;
+			out[j] = s;
+			found[j] = true;
+			left--;
+		}
+	}
 	return 0;
 }

@@ -10,11 +10,6 @@
 #include "patchable.h"
 #include "util.h"
 
-/* How far back from a site to look for padding before a dead body. */
-#define DEAD_BODY_WINDOW 256
-/* Function alignment of gcc and clang at -O2 on x86. */
-#define FUNC_ALIGN 16
-
 void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		bool sorted)
 {
@@ -50,48 +45,6 @@ void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 	free(sec);
 }
 
-/*
- * Does the call at @s start a function body that has no symbol?  That
- * is how an overridden weak function looks in the final image: its
- * code stays, right after the function before it and its padding.
- * When the function before has no size (hand-written asm), the best
- * sign left is an entry aligned the way compilers align functions.
- */
-static bool dead_body(struct image *im, const struct funcs *f,
-		      const struct site *s)
-{
-	const struct section *sec = &im->secs[s->shndx];
-	uint64_t base = im->ehdr.e_type == ET_REL ? 0 : sec->sh.sh_addr;
-	const struct func *prev = funcs_prev(f, s->shndx, s->addr);
-	const uint8_t *b = sec->bytes;
-	uint64_t pos = prev ? prev->end : base;
-	unsigned int n;
-
-	if (!s->entry_style)
-		return false;
-	/* a symbol's range may start before its section (bad input) */
-	if (pos < base)
-		pos = base;
-	if (prev && prev->end == prev->start) {
-		pos = s->addr;
-		if (s->addr - base >= 4 &&
-		    im->arch->entry_prefix(b + (s->addr - base - 4), 4))
-			pos -= 4;
-		return pos % FUNC_ALIGN == 0;
-	}
-	if (pos > s->addr || s->addr - pos > DEAD_BODY_WINDOW)
-		return false;
-	while (pos < s->addr) {
-		n = im->arch->padding_len(b + (pos - base), s->addr - pos);
-		if (!n)
-			break;
-		pos += n;
-	}
-	if (pos < s->addr)
-		pos += im->arch->entry_prefix(b + (pos - base), s->addr - pos);
-	return pos == s->addr;
-}
-
 static enum site_verdict judge(struct image *im, const uint8_t *traced,
 			       const struct funcs *f, const struct site *s,
 			       const struct site *prev,
@@ -111,8 +64,10 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	if (!fn && s->form == CALL_NONE)
 		return pad_before_entry(im, f, sec, s->addr, NULL) ?
 		       SITE_KEPT : DROP_NO_FUNC;
+	/* the full tool tells an overridden weak body apart; both drop */
 	if (!fn)
-		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
+		return extras()->dead_body && extras()->dead_body(im, f, s) ?
+		       DROP_DEAD_BODY : DROP_NO_FUNC;
 	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))
 		return DROP_NOT_ENTRY;
 	/* -pg without -mfentry: the full tool's rule, or none */

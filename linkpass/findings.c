@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "hooks.h"
 #include "util.h"
 
 #define CHECK_FAILED \
@@ -27,8 +28,9 @@ bool check_listing(const struct options *o, size_t count)
 void check_more(const struct options *o, const char *what, size_t count)
 {
 	if (o->max_list > 0 && count > (size_t)o->max_list)
-		printf("%s: ... and %zu more (--max-list=0 lists all)\n", what,
-		       count - (size_t)o->max_list);
+		printf("%s: ... and %zu more%s\n", what,
+		       count - (size_t)o->max_list,
+		       extras()->more_note ? extras()->more_note : "");
 }
 
 /* Count a finding @f at @p, and list it while its kind has room. */

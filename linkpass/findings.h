@@ -36,7 +36,7 @@ struct place_namer {
 
 /* List one more finding of a kind that has @count so far? */
 bool check_listing(const struct options *o, size_t count);
-/* "... and N more" once a kind passed --max-list. */
+/* "... and N more" once a kind passed its limit (50, or --max-list). */
 void check_more(const struct options *o, const char *what, size_t count);
 /* List and count site @s (its form set) if it is not what --sites wants. */
 void check_site_state(const struct options *o, const struct place *s,

@@ -15,11 +15,15 @@
 
 #include "compiler.h"
 
+struct anchor_cands;
+struct anchor_store;
 struct anchors;
 struct arch;
 struct command;
+struct elfw;
 struct entry_set;
 struct func;
+struct funcs;
 struct image;
 struct opt;
 struct options;
@@ -32,7 +36,9 @@ struct scan_stats;
 struct section;
 struct site;
 struct stripped_check;
+struct symbol;
 struct sym_pass;
+struct table_parts;
 
 struct extras {
 	/* more commands (main.c) and options (options.c), after the kernel's */
@@ -41,6 +47,11 @@ struct extras {
 	const struct opt *opts;
 	size_t nopts;
 	const char *usage_note;	/* a line after the options, or NULL */
+	/*
+	 * hints naming the full tool's options, or NULL: check's "... and
+	 * N more" and zeroed entries, scan's missing anchor
+	 */
+	const char *more_note, *zeroed_note, *anchor_note;
 	/* more architectures, after the kernel's (arch.c) */
 	const struct arch *const *arches;
 	size_t narches;
@@ -52,6 +63,12 @@ struct extras {
 	int (*mcount_verdict)(const struct image *im, const struct section *sec,
 			      const struct func *fn, const struct site *s,
 			      const struct func *last);
+	/*
+	 * Does the call @s, in no function, start an overridden weak
+	 * function's body (dead_body.c)?  Either way it is dropped.
+	 */
+	bool (*dead_body)(const struct image *im, const struct funcs *f,
+			  const struct site *s);
 	/* the checks for discarded local symbols (locals.c, stripped.h) */
 	int (*stripped_start)(struct image *im, struct scan_result *r,
 			      int threads, struct stripped_check **job);
@@ -61,9 +78,11 @@ struct extras {
 	/* check --byte-audit: the sites from function entries (audit.h) */
 	int (*audit_sites)(const struct options *o, struct image *im,
 			   struct scan_result *r);
-	/* check's error for code without relocations (audit.c) */
-	int (*no_code_relocs)(struct image *im, const struct options *o,
-			      const struct section *code);
+	/*
+	 * check's error, naming --byte-audit, for an image whose code kept
+	 * no relocations (audit.c); the kernel's set gets the scan's
+	 */
+	int (*code_relocs)(struct image *im, const struct options *o);
 	/* a shared library: im->interposable, __ehdr_start (anchor_dso.c) */
 	int (*read_dynamic)(struct image *im);
 	int (*ehdr_anchor)(struct image *im, struct anchors *a);
@@ -74,6 +93,11 @@ struct extras {
 	int (*table_write_asm)(struct image *im, const struct site *sites,
 			       size_t n, const struct anchors *a,
 			       const char *out, const struct out_gate *gate);
+	/*
+	 * table_write_elf()'s two big sections, made as they are written
+	 * (table_fill.c); the index of the relocations' section, or 0
+	 */
+	size_t (*table_sections)(struct elfw *w, struct table_parts *t);
 	/* scan --stats: the counts and times, after the table is written */
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
@@ -89,6 +113,17 @@ struct extras {
 	void (*entry_set_free)(struct entry_set *e);
 	int (*symbol_pass)(struct image *im, const struct scan_opts *o,
 			   struct sym_pass *p);
+	/*
+	 * anchor.c's candidate @idx when the symbols are read in place: a
+	 * copy, valid until anchor_cands_free(), which frees the copies
+	 */
+	const struct symbol *(*anchor_sym)(struct anchor_cands *c,
+					   const struct image *im,
+					   uint32_t idx);
+	void (*anchor_store_free)(struct anchor_store *st);
+	/* image_find_symbols() on symbols read in place */
+	int (*find_symbols)(struct image *im, const char *const *names,
+			    size_t n, struct symbol *out, bool *found);
 	int (*fast_filter)(struct image *im, const uint8_t *traced,
 			   const struct entry_set *e, struct site *cand,
 			   size_t n, int threads, struct scan_result *r,
@@ -109,9 +144,6 @@ struct extras {
 	void (*heap_for_input)(uint64_t bytes);
 	/* image_release_globals() (release.c) */
 	void (*release_globals)(const struct image *im);
-	/* run_jobs() on threads (jobs.c) */
-	void (*run_jobs)(void *jobs, size_t n, size_t size,
-			 void *(*fn)(void *));
 	/*
 	 * scan's error for an image that names an mcount symbol and has
 	 * no site (scan_empty.c: it names --allow-empty); 0 when the

@@ -72,17 +72,13 @@ struct image {
 	size_t nsyms;
 	/* local STT_FUNC symbols: none means they were discarded (ld -x) */
 	size_t nlocal_funcs;
-	/*
-	 * Another object may preempt this image's default-visibility
-	 * globals: a shared library's (anchor_dso.c, the full tool's).
-	 */
-	bool interposable;
+	bool interposable;	/* a shared library's globals (anchor_dso.c) */
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
 /*
  * The same, but the symbols stay in place (im->syms NULL) until
- * image_symbols(): for passes that read each once (image_sym_get()).
+ * image_symbols(): the full tool reads each once (inplace.h).
  */
 int image_open_lazy(struct image *im, const char *path, enum image_kind kind);
 /* Decode every symbol into im->syms, checking each; once. */
@@ -114,25 +110,6 @@ sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 	return e.st_name;
 }
 
-/*
- * Symbol @i (0 < @i < nsyms) read in place into *@s; false for a name
- * or section index out of range or SHN_XINDEX: then image_symbols()
- * decodes them all and reports the bad one.
- */
-static inline bool image_sym_get(const struct image *im, size_t i,
-				 struct symbol *s)
-{
-	const struct sym_input *in = &im->symin;
-	uint32_t name;
-
-	name = sym_decode_raw(in->is64, in->syms, i, s);
-	s->name = in->strs + (name < in->nstrs ? name : 0);
-	/* SHN_XINDEX is above nsecs; reserved indices like SHN_ABS are fine */
-	return name < in->nstrs &&
-	       (s->shndx < im->nsecs ||
-		(s->shndx >= SHN_LORESERVE && s->shndx != SHN_XINDEX));
-}
-
 void image_close(struct image *im);
 
 /*
@@ -143,11 +120,7 @@ const uint8_t *image_section_bytes(struct image *im, struct section *s);
 /* The same, with no message on NULL: for what only describes an image. */
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 
-/*
- * Once the symbol pass is done, hand the pages of the global symbols
- * and the string table back, to lower the peak memory: the full tool's
- * (release.c, through hooks.h).
- */
+/* After the symbol pass, the full tool hands pages back (release.c). */
 static inline void image_release_globals(const struct image *im)
 {
 	if (extras()->release_globals)

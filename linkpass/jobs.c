@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * run_jobs() on threads, the full tool's (hooks.h): all jobs but the
+ * run_jobs(), the full tool's parallel passes: all jobs but the
  * first on threads of their own, the first (and any whose thread cannot
  * start) on this one, then join them all.  No lock: each job touches
  * only its own state.
@@ -12,7 +12,7 @@
 #include "extras.h"
 #include "util.h"
 
-void run_jobs_threads(void *jobs, size_t n, size_t size, void *(*fn)(void *))
+void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *))
 {
 	pthread_t *tid = xcalloc(n ? n : 1, sizeof(*tid));
 	bool *started = xcalloc(n ? n : 1, sizeof(*started));

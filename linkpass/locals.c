@@ -10,6 +10,7 @@
 
 #include "arch-refs.h"
 #include "image.h"
+#include "inplace.h"
 #include "site.h"
 #include "stripped.h"
 #include "util.h"

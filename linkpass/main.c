@@ -26,7 +26,6 @@ static const struct command commands[] = {
 	{ "nop", cmd_nop, CMD_NOP, FILES, "IMAGE|FILE.o..." },
 };
 
-/* The kernel's commands, then the full tool's. */
 static size_t ncommands(void)
 {
 	return ARRAY_SIZE(commands) + extras()->ncommands;

@@ -75,7 +75,6 @@ static const struct opt opts[] = {
 /* getopt's value for option i when it has no short form */
 #define LONG_ONLY 256
 
-/* The kernel's options, then the full tool's. */
 static size_t nopts(void)
 {
 	return ARRAY_SIZE(opts) + extras()->nopts;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "inplace.h"
 #include "patchable.h"
 #include "relocs.h"
 #include "util.h"

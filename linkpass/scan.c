@@ -49,8 +49,7 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 		s->e = extras()->entry_set(im, s->traced, s->pads);
 	p.e = s->e;
 	if (want->anchors) {
-		r->anchors = xmalloc(sizeof(*r->anchors));
-		anchor_cands_init(r->anchors, im);
+		r->anchors = xcalloc(1, sizeof(*r->anchors));
 		p.anchors = r->anchors;
 	}
 	s->is_mcount = xcalloc(im->nsyms ? im->nsyms : 1, 1);
@@ -66,9 +65,6 @@ static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 		funcs_build(im, &r->funcs);
 	}
 	r->stats.ns_symbols = now_ns() - t0;
-	/* peak memory: keep only what is needed of the symbols */
-	if (p.anchors)
-		anchor_cands_hold(p.anchors, im);
 	image_release_globals(im);
 	return 0;
 }

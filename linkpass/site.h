@@ -22,9 +22,6 @@ enum site_verdict {
 	NR_VERDICTS,
 };
 
-/* For check and sites output. */
-extern const char *const verdict_name[NR_VERDICTS];
-
 /*
  * A table entry or a site as check and nop compare them: in a linked
  * image an address (shndx 0), in an object a section and an offset.
@@ -101,9 +98,5 @@ struct scan_result {
 
 void scan_opts_init(struct scan_opts *o);
 void scan_opts_free(struct scan_opts *o);
-
-/* A dropped record at @addr, for explaining stale table entries. */
-const struct site *scan_find_dropped(const struct scan_result *r,
-				     uint64_t addr);
 
 #endif

@@ -10,7 +10,6 @@
 #include "compiler.h"
 #include "image.h"
 #include "mcount.h"
-#include "namefilter.h"
 #include "site.h"
 #include "table_read.h"
 
@@ -24,24 +23,19 @@ struct sym_pass {
 	size_t nlocal_funcs;
 };
 
-/* The names the pass looks for: mcount symbols 1, anchors 2, bounds 4. */
-void sym_pass_names(const struct image *im, const struct scan_opts *o,
-		    const struct sym_pass *p, struct namefilter *nf);
-
-/* The pass's work on symbol @i, @s (decoded, or read in place). */
+/*
+ * The pass's work on symbol @i, @s (decoded, or read in place); @named:
+ * its name may be one the pass looks for (mcount, anchor, bound).
+ */
 static __always_inline void
 sym_pass_one(const struct image *im, const struct scan_opts *o,
-	     struct sym_pass *p, const struct namefilter *nf,
-	     const struct symbol *s, size_t i)
+	     struct sym_pass *p, const struct symbol *s, size_t i, bool named)
 {
-	uint8_t f = namefilter_test(nf, s->name);
-
-	if (__builtin_expect(f != 0, 0)) {
-		if (f & 1)
-			p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
-		if ((f & 2) && s->shndx != SHN_UNDEF)
+	if (__builtin_expect(named, 0)) {
+		p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
+		if (p->anchors && s->shndx != SHN_UNDEF)
 			anchor_cands_named(p->anchors, s, (uint32_t)i);
-		if ((f & 4) && s->shndx != SHN_UNDEF)
+		if (p->bounds && s->shndx != SHN_UNDEF)
 			table_bounds_match(p->bounds, s);
 	}
 	if (p->anchors && s->shndx != SHN_UNDEF && s->shndx < im->nsecs)

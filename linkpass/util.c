@@ -193,15 +193,3 @@ bool glob_match(const char *pattern, const char *s)
 {
 	return fnmatch(pattern, s, 0) == 0;
 }
-
-void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *))
-{
-	size_t i;
-
-	if (extras()->run_jobs) {
-		extras()->run_jobs(jobs, n, size, fn);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		fn((char *)jobs + i * size);
-}

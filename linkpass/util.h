@@ -64,11 +64,7 @@ struct out_gate {
 	void *arg;
 };
 
-/*
- * --fsync: fsync every output before its rename.  Off by default: the
- * rename alone keeps a killed run from leaving a partial file, and
- * fsync cost 3 to 40 ms a table for a build intermediate.
- */
+/* The full tool's --fsync: fsync every output before its rename. */
 extern bool out_fsync;
 
 int out_open(struct outfile *o, const char *target);
@@ -80,13 +76,5 @@ void one_line(char *s);
 
 /* Shell-style glob match (fnmatch). */
 bool glob_match(const char *pattern, const char *s);
-
-/*
- * Run @fn on each of the @n jobs at @jobs, @size bytes apart, and
- * return when all are done: on threads in the full tool (hooks.h), in
- * turn otherwise.  @fn must touch only its own job and what nobody
- * writes while the jobs run.
- */
-void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *));
 
 #endif
