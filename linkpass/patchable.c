@@ -199,10 +199,11 @@ int patchable_read(struct image *im, struct site **out, size_t *n)
 	if (image_symbols(im) < 0)
 		return -1;
 	rsec = image_relocs_of(im, list);
+	if (!rsec && im->ehdr.e_type == ET_REL)
+		return lp_error(im->path, list->name,
+				"no relocation section: an object's list entries must be relocated");
 	if (!rsec)
-		return lp_error(im->path, list->name, "%s",
-				im->ehdr.e_type == ET_REL ?
-				"no relocation section: an object's list entries must be relocated" :
+		return lp_error(im->path, list->name,
 				"no relocations kept for it; link the image with -q (--emit-relocs)");
 	if (image_relocs(im, rsec, &rel) < 0)
 		return -1;
