@@ -46,6 +46,7 @@ void entries_init(struct entry_set *e, const struct image *im,
 
 	e->nsecs = im->nsecs;
 	e->covers = covers;
+	e->outside = false;
 	e->map = xcalloc(im->nsecs ? im->nsecs : 1, sizeof(*e->map));
 	for (i = 1; i < im->nsecs; i++) {
 		const struct section *s = &im->secs[i];
@@ -77,6 +78,7 @@ void entries_twin(struct entry_set *twin, const struct entry_set *e)
 	twin->nsecs = e->nsecs;
 	twin->big = e->big;
 	twin->covers = e->covers;
+	twin->outside = false;
 	twin->map = xcalloc(e->nsecs ? e->nsecs : 1, sizeof(*twin->map));
 	for (i = 0; i < e->nsecs; i++) {
 		if (!e->map[i].bits)
