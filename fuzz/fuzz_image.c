@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "extras.h"
 #include "fuzz_common.h"
 #include "image.h"
 #include "util.h"
