@@ -55,13 +55,10 @@ import subprocess
 import sys
 import time
 
+from compile import compile_parallel, sh
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASE = ["-O2", "-mgeneral-regs-only", "-fno-pie", "-fcf-protection=none"]
-
-
-def sh(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True,
-                          **kw)
 
 
 def build(out, src, name, cc, cflags, extra_objs=(), ldflags=()):
@@ -69,22 +66,11 @@ def build(out, src, name, cc, cflags, extra_objs=(), ldflags=()):
     objdir = os.path.join(out, "obj-" + name)
     os.makedirs(objdir, exist_ok=True)
     units = sorted(f for f in os.listdir(src) if f.endswith(".c"))
-    objs = []
-    procs = []
-    for u in units:
-        o = os.path.join(objdir, u[:-2] + ".o")
-        procs.append(subprocess.Popen(
-            [cc, *BASE, *cflags, "-I", src, "-c", os.path.join(src, u),
-             "-o", o]))
-        objs.append(o)
-        if len(procs) >= os.cpu_count():
-            for p in procs:
-                if p.wait():
-                    sys.exit(f"overhead: compiling for {name} failed")
-            procs = []
-    for p in procs:
-        if p.wait():
-            sys.exit(f"overhead: compiling for {name} failed")
+    objs = compile_parallel(
+        [([cc, *BASE, *cflags, "-I", src, "-c", os.path.join(src, u),
+           "-o", os.path.join(objdir, u[:-2] + ".o")],
+          os.path.join(objdir, u[:-2] + ".o")) for u in units],
+        f"overhead: compiling for {name} failed")
     asm = os.path.join(objdir, "asm_fentry.o")
     sh([cc, "-fno-pie", "-c", os.path.join(src, "asm_fentry.S"), "-o", asm])
     exe = os.path.join(out, name)

@@ -57,6 +57,8 @@ import statistics
 import subprocess
 import sys
 
+from compile import compile_parallel, sh
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LPTRACE = os.path.join(TOP, "lptrace", "lptrace")
 DRIVER = os.path.join(TOP, "scripts", "link-vmlinux.sh")
@@ -95,11 +97,6 @@ print(#words)
 """
 
 
-def sh(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True,
-                          **kw)
-
-
 def say(msg):
     print(f"bench-tracer: {msg}", flush=True)
 
@@ -134,21 +131,14 @@ def version(d):
 
 
 def compile_all(srcs, objdir, flags, incs):
-    """Compile srcs into objdir, two at a time; returns the objects."""
+    """Compile srcs into objdir, one compiler per CPU; the objects."""
     os.makedirs(objdir, exist_ok=True)
-    objs, procs = [], []
-    for s in srcs:
-        o = os.path.join(objdir, os.path.basename(s)[:-2] + ".o")
-        objs.append(o)
-        procs.append(subprocess.Popen(
-            ["gcc", *CFLAGS, *flags, *incs, "-c", s, "-o", o]))
-        if len(procs) >= (os.cpu_count() or 2):
-            if procs.pop(0).wait():
-                sys.exit(f"bench-tracer: compiling for {objdir} failed")
-    for p in procs:
-        if p.wait():
-            sys.exit(f"bench-tracer: compiling for {objdir} failed")
-    return objs
+    return compile_parallel(
+        [(["gcc", *CFLAGS, *flags, *incs, "-c", s,
+           "-o", os.path.join(objdir, os.path.basename(s)[:-2] + ".o")],
+          os.path.join(objdir, os.path.basename(s)[:-2] + ".o"))
+         for s in srcs],
+        f"bench-tracer: compiling for {objdir} failed")
 
 
 def sources(name, d, work):
