@@ -29,16 +29,16 @@ opensbi=${LINKPASS_OPENSBI:-/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynami
 case $arch in
 x86 | x86_64)
 	set -- qemu-system-x86_64 -machine accel="${LINKPASS_QEMU_ACCEL:-tcg}" \
-		-m 256M
+		-m "${LINKPASS_BOOT_MEM:-256M}"
 	console=ttyS0
 	;;
 arm64)
-	set -- qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on -m 512M
+	set -- qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on -m "${LINKPASS_BOOT_MEM:-512M}"
 	console=ttyAMA0
 	;;
 riscv)
 	[ -e "$opensbi" ] || { echo "boot.sh: $opensbi: missing (apt-get install opensbi)" >&2; exit 2; }
-	set -- qemu-system-riscv64 -machine virt -m 512M -bios "$opensbi"
+	set -- qemu-system-riscv64 -machine virt -m "${LINKPASS_BOOT_MEM:-512M}" -bios "$opensbi"
 	console=ttyS0
 	;;
 *)

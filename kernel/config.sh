@@ -6,7 +6,7 @@
 # Writes OBJ/.config for the real-kernel sample and checks that every
 # wanted symbol stuck.  MAKE-ARGS are passed to every make call: ARCH=
 # and CROSS_COMPILE= pick the architecture (x86 when none), LLVM=1
-# clang/lld.  Two profiles (LINKPASS_KCONFIG_PROFILE):
+# clang/lld.  Three profiles (LINKPASS_KCONFIG_PROFILE):
 #
 #   tiny    tinyconfig plus what it takes to boot on QEMU's serial console
 #           from an initramfs and to run the function and function-graph
@@ -36,6 +36,15 @@
 #                     are 2 bytes each) where the kernel allows them with
 #                     dynamic ftrace (7.x with gcc: only gcc 14 and
 #                     later, for -fmin-function-alignment).
+#
+#   big     a kernel the size distributions ship: the architecture's
+#           defconfig instead of tinyconfig, everything of distro, DWARF
+#           debug info (the toolchain's version) with BTF (pahole 1.22
+#           or later), and every tristate option of netfilter, the
+#           packet schedulers, the NLS code pages and the HID drivers
+#           that is not built in and whose dependencies hold, as
+#           modules: several hundred .ko files.  Fails with fewer than
+#           LINKPASS_KCONFIG_MIN_MODULES (200) modules.
 #
 # Every riscv build also has the FPU (Debian's rv64gc C library, which
 # the static /init uses, has FP instructions) and RISCV_ISA_FALLBACK
@@ -98,7 +107,7 @@ SERIAL_OF_PLATFORM RISCV_ISA_FALLBACK FPU"
 esac
 case $profile in
 tiny) ;;
-distro)
+distro | big)
 	want="$want MODULES MODULE_UNLOAD MODULE_SIG MODULE_SIG_ALL
 MODULE_SIG_FORCE MODULE_SIG_SHA256 RUNTIME_TESTING_MENU
 FUNCTION_PROFILER STACK_TRACER KPROBES KPROBE_EVENTS DYNAMIC_EVENTS
@@ -131,14 +140,36 @@ ARM64_PTR_AUTH ARM64_PTR_AUTH_KERNEL ARM64_BTI ARM64_BTI_KERNEL"
 	esac
 	;;
 *)
-	echo "config.sh: LINKPASS_KCONFIG_PROFILE=$profile: expected tiny or distro" >&2
+	echo "config.sh: LINKPASS_KCONFIG_PROFILE=$profile: expected tiny, distro or big" >&2
 	exit 2
 	;;
 esac
+# the modules checked one by one (big adds hundreds, counted instead)
+must_mods=$mods
+base=tinyconfig
+if [ "$profile" = big ]; then
+	base=defconfig
+	want="$want DEBUG_INFO DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT BPF_SYSCALL DEBUG_INFO_BTF
+DEBUG_INFO_BTF_MODULES"
+	unwant="$unwant DEBUG_INFO_NONE DEBUG_INFO_REDUCED DEBUG_INFO_SPLIT"
+fi
 want="$want ${LINKPASS_KCONFIG_EXTRA:-}"
 
 mkdir -p "$obj"
-make -s -C "$src" O="$obj" "$@" tinyconfig >/dev/null
+make -s -C "$src" O="$obj" "$@" $base >/dev/null
+
+# big: the tristate options of these directories that the base config
+# leaves out, as modules (olddefconfig drops those whose dependencies
+# do not hold).
+if [ "$profile" = big ]; then
+	for s in $(find "$src/net/netfilter" "$src/net/sched" "$src/fs/nls" \
+			"$src/drivers/hid" -name 'Kconfig*' -print0 |
+		   xargs -0 awk '/^config /{c=$2; next}
+			c && /^[ \t]+tristate/{print c; c=""}
+			/^[ \t]*$/{c=""}' | sort -u); do
+		grep -q "^CONFIG_$s=y" "$obj/.config" || mods="$mods $s"
+	done
+fi
 
 # riscv 7.x gives gcc dynamic ftrace with RVC only where gcc has
 # -fmin-function-alignment (gcc 14; GCC_SUPPORTS_DYNAMIC_FTRACE in
@@ -185,7 +216,7 @@ for o in $optional; do
 	[ -n "$why" ] || continue
 	echo "config.sh: $obj: CONFIG_$s left out: $why" >&2
 	want=$(echo "$want" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
-	mods=$(echo "$mods" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
+	must_mods=$(echo "$must_mods" | tr ' \n' '\n\n' | grep -vx "$s" | tr '\n' ' ')
 done
 
 fail=0
@@ -201,12 +232,17 @@ for s in $unwant; do
 		fail=1
 	fi
 done
-for s in $mods; do
+for s in $must_mods; do
 	if ! grep -q "^CONFIG_$s=m" "$obj/.config"; then
 		echo "config.sh: $obj/.config: CONFIG_$s is not a module (unmet dependency?)" >&2
 		fail=1
 	fi
 done
+min=${LINKPASS_KCONFIG_MIN_MODULES:-200}
+if [ "$profile" = big ] && [ "$(grep -c '=m$' "$obj/.config")" -lt "$min" ]; then
+	echo "config.sh: $obj/.config: $(grep -c '=m$' "$obj/.config") modules, fewer than the big profile's $min" >&2
+	fail=1
+fi
 [ $fail -eq 0 ] || exit 1
 
 has() { grep -q "^CONFIG_$1=y" "$obj/.config" && echo "($2)"; }

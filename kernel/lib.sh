@@ -41,7 +41,9 @@ tarball_of() {
 	fi
 }
 in_bookworm() { case $1 in 6.1 | 6.12) return 0 ;; esac; return 1; }
-profile_of() { echo distro; }
+# The config profile of this run (LINKPASS_KERNEL_PROFILE: distro, or
+# big for make test-kernel-big); both build modules.
+profile_of() { echo "${profile:-distro}"; }
 
 # Architecture facts.  A pair names the architecture as the summary
 # line does (x86_64, arm64, riscv64); Kbuild's ARCH is karch_of.
@@ -149,6 +151,8 @@ install_packages() {
 	want gcc gcc
 	want openssl openssl
 	[ "$ccache" != 1 ] || want ccache ccache
+	# BTF (the big profile's DEBUG_INFO_BTF)
+	[ "$(profile_of)" != big ] || want pahole dwarves
 	for v in $versions; do
 		if in_bookworm "$v"; then
 			[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
@@ -301,7 +305,14 @@ instrument() {
 
 # The steps below work on the current pair: globals v (version), arch
 # and tc (toolchain), set by kernel/test-kernel.sh; KIND is stock or lp.
-pair_id() { echo "$v-$arch-$tc"; }
+# (a big pair's builds and results are apart from the distro pair's)
+pair_id() {
+	if [ "$(profile_of)" = distro ]; then
+		echo "$v-$arch-$tc"
+	else
+		echo "$v-$arch-$tc-$(profile_of)"
+	fi
+}
 src_of() {
 	if [ "$1" = lp ]; then
 		echo "$cache/src/linux-linkpass-$v"
@@ -323,7 +334,7 @@ configure() {
 # The make goals: the boot image, and the modules if any.
 goals() {
 	basename "$(image_of "$arch")"
-	[ "$(profile_of "$v")" != distro ] || echo modules
+	echo modules
 }
 
 # build KIND LOGNAME: make the goals, log to $res, print seconds.

@@ -56,6 +56,8 @@
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
 #   LINKPASS_KERNEL_ROUNDS      incremental rounds per build (default 3)
 #   LINKPASS_KERNEL_REUSE=1     keep existing build dirs (no full-build timing)
+#   LINKPASS_KERNEL_PROFILE     distro (default) or big: kernel/config.sh's
+#                               profile of every pair (make test-kernel-big)
 #   LINKPASS_KERNEL_CCACHE      1 (default): compile through ccache, kept in
 #                               the cache dir across runs (full build times
 #                               then count cached compiles: the facts and
@@ -77,6 +79,12 @@ jobs=${LINKPASS_KERNEL_JOBS:-$(nproc)}
 rounds=${LINKPASS_KERNEL_ROUNDS:-3}
 reuse=${LINKPASS_KERNEL_REUSE:-0}
 ccache=${LINKPASS_KERNEL_CCACHE:-1}
+profile=${LINKPASS_KERNEL_PROFILE:-distro}
+case $profile in
+distro) ;;
+big) export LINKPASS_BOOT_MEM=${LINKPASS_BOOT_MEM:-1G} ;;
+*) echo "test-kernel.sh: LINKPASS_KERNEL_PROFILE=$profile: expected distro or big" >&2; exit 2 ;;
+esac
 
 # Run from `make test-kernel`, the repo's make flags (variables such as
 # CC=, jobserver) must not leak into the kernel's make.
@@ -245,12 +253,8 @@ run_pair() {
 	pad=$(pad_opt_of "$(bdir_of lp)")
 	sites=
 	! has_link_nops "$(bdir_of lp)" || sites=--sites=nop
-	smods=
-	lmods=
-	if [ "$(profile_of "$v")" = distro ]; then
-		smods=$(stage_modules stock)
-		lmods=$(stage_modules lp)
-	fi
+	smods=$(stage_modules stock)
+	lmods=$(stage_modules lp)
 
 	# Boot both, each with its own modules.
 	n_stock=$(boot_kind stock "$smods") || n_stock=
