@@ -294,6 +294,42 @@ check_modules() {
 		"$([ "${u:-0}" -gt 0 ] && [ -z "$(LC_ALL=C comm -23 "$res/$(pair_id)-lp.mtraced" <(echo "$name"))" ]; echo $?)"
 }
 
+# Every .ko our build made (modules.order): its table was written at its
+# link (the series' .ko rule runs linkpass obj and check there), and
+# linkpass check passes on it again here (a module whose only code is
+# __init has no site and no table: check says so, and passes).  Sets
+# built_modules (tables that pass), ko_files, and the sites of all
+# modules, ours and stock's (all_module_entries, stock_all_module_entries).
+check_built_modules() {
+	local lb sb ko bad=0 c
+	lb=$(bdir_of lp)
+	sb=$(bdir_of stock)
+	built_modules=0 ko_files=0 all_module_entries=0 stock_all_module_entries=0
+	: >"$res/$(pair_id)-lp.modules.check"
+	while IFS= read -r ko; do
+		ko_files=$((ko_files + 1))
+		c=0
+		"$lp" check $pad $sites "$lb/$ko" >>"$res/$(pair_id)-lp.modules.check" 2>&1 || c=$?
+		if [ "$c" = 0 ]; then
+			built_modules=$((built_modules + 1))
+		elif [ "$bad" -lt 5 ]; then
+			bad=$((bad + 1))
+			note "module $ko: linkpass check failed (exit $c); see $res/$(pair_id)-lp.modules.check"
+		fi
+		all_module_entries=$((all_module_entries + $(ko_entries "$lb/$ko" "$pad")))
+		[ ! -e "$sb/$ko" ] ||
+			stock_all_module_entries=$((stock_all_module_entries + $(ko_entries "$sb/$ko" "$pad")))
+	done < <(built_kos "$lb")
+	check "every module of our build has its table and passes linkpass check: $built_modules of $ko_files .ko files; sites in all modules: ours $all_module_entries, stock $stock_all_module_entries" \
+		"$(is "$ko_files" -gt 0 -a "$built_modules" = "$ko_files")"
+	check "stock built the same modules ($(built_kos "$sb" | wc -l) .ko files)" \
+		"$(is "$(built_kos "$sb" | wc -l)" = "$ko_files")"
+	if [ "$(profile_of)" = big ]; then
+		check "the big profile built at least 200 modules ($built_modules)" \
+			"$(is "$built_modules" -ge 200)"
+	fi
+}
+
 # Boot-time conversion of call sites to NOPs (kernel/instrument: the
 # "lpk-ftrace-update" lines of ftrace_update_code()), vmlinux at boot
 # and each module at load.  With the NOPs written at link time

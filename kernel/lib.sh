@@ -465,6 +465,10 @@ ko_entries() {
 	echo $(( 0x${size:-0} / 8 ))
 }
 
+# The .ko files build dir DIR made, relative to it (Kbuild's
+# modules.order lists each module's .o).
+built_kos() { sed 's/\.o$/.ko/' "$1/modules.order"; }
+
 # Does FILE end with the module signature marker?
 ko_signed() { tail -c 28 "$1" | grep -q '~Module signature appended~'; }
 

@@ -25,9 +25,10 @@
 #
 #   kernel: version=<v> arch=<arch> toolchain=<tc> entries=N zeroed=Z
 #     invalid=I stock_invalid=M stock_zeroed=S modules=K
-#     module_entries=E trace_lines=T graph_lines=G module_trace_lines=U
-#     boot_converted=C boot_update_us=F stock_boot_converted=C
-#     stock_boot_update_us=F check=ok|fail
+#     module_entries=E built_modules=B all_module_entries=A
+#     trace_lines=T graph_lines=G module_trace_lines=U boot_converted=C
+#     boot_update_us=F stock_boot_converted=C stock_boot_update_us=F
+#     check=ok|fail
 #
 # (check=ok when every assertion of that pair held).  Exits non-zero on
 # any failed assertion.
@@ -94,6 +95,8 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 . "$here/lib.sh"
 # shellcheck source=kernel/checks.sh
 . "$here/checks.sh"
+# shellcheck source=kernel/modcost.sh
+. "$here/modcost.sh"
 
 # The (version, architecture, toolchain) triples, in order.  An entry of
 # KERNELS is VERSION[:ARCH][:TOOLCHAIN]; without a toolchain, every one
@@ -180,6 +183,13 @@ write_facts() {
 		echo "stock_misnamed=$misnamed"
 		echo "only_ours=$only_lp"
 		echo "modules=$mods"
+		echo "built_modules=$built_modules"
+		echo "ko_files=$ko_files"
+		echo "all_module_entries=$all_module_entries"
+		echo "stock_all_module_entries=$stock_all_module_entries"
+		echo "ko_count=$ko_count"
+		echo "ko_ld_ms=$ko_ld_ms"
+		echo "ko_lp_ms=$ko_lp_ms"
 		echo "module_entries=$module_entries"
 		echo "stock_module_entries=${stock_module_entries:-0}"
 		echo "links_stock=${links[stock]}"
@@ -270,14 +280,17 @@ run_pair() {
 	check_byte_audit
 	mods=0 module_entries=0 u=0
 	[ -z "$lmods" ] || check_modules
+	check_built_modules
 	check_boot_conversion
 	check_consumers
 	check_sorttable_fix
 
 	postlink_cost 5
+	ko_step_cost 3
 	local p="[$v $arch $tc]"
 	say "$p full build:        stock ${full[stock]} s, ours ${full[lp]} s (ours/stock $(ratio "${full[lp]}" "${full[stock]}"))"
 	say "$p incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
+	say "$p module links: $ko_count modules, ld -r $ko_ld_ms ms in all; our mcount step (linkpass obj + check$(has_link_nops "$(bdir_of lp)" && echo " + nop")) $ko_lp_ms ms in all ($(ratio "$ko_lp_ms" "$ko_ld_ms") of the links), median of 3 replays of the saved commands"
 	say "$p vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
 	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
 	if [ -n "$pl_least_ms" ]; then
@@ -288,7 +301,7 @@ run_pair() {
 	local result=ok
 	[ "$failures" = 0 ] || result=fail
 	write_facts "$result"
-	summaries+=("kernel: version=$v arch=$arch toolchain=$tc entries=$n_lp zeroed=$zeroed_lp invalid=$i stock_invalid=$m stock_zeroed=$s_zeroed modules=$mods module_entries=$module_entries trace_lines=$k graph_lines=$g module_trace_lines=${u:-0} boot_converted=$(val "$ol" boot_converted) boot_update_us=$(val "$ol" boot_update_us) stock_boot_converted=$(val "$sl" boot_converted) stock_boot_update_us=$(val "$sl" boot_update_us) check=$result")
+	summaries+=("kernel: version=$v arch=$arch toolchain=$tc entries=$n_lp zeroed=$zeroed_lp invalid=$i stock_invalid=$m stock_zeroed=$s_zeroed modules=$mods module_entries=$module_entries built_modules=$built_modules all_module_entries=$all_module_entries trace_lines=$k graph_lines=$g module_trace_lines=${u:-0} boot_converted=$(val "$ol" boot_converted) boot_update_us=$(val "$ol" boot_update_us) stock_boot_converted=$(val "$sl" boot_converted) stock_boot_update_us=$(val "$sl" boot_update_us) check=$result")
 	say "$p ${summaries[-1]}"
 	total_failures=$((total_failures + failures))
 }
