@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""kernel/report.py RESULTS [--doc PAGE]
+"""kernel/report.py RESULTS [--profile distro|big] [--doc PAGE]
 
 Turns the facts kernel/test-kernel.sh recorded for each pair it ran
-(RESULTS/<version>-<arch>-<toolchain>.facts, "name=value" lines) into
-the side-by-side tables of docs/kernel.md: tables and boots, build
-time, the post-link step, boot-time conversion, and the ftrace users.
+(RESULTS/<version>-<arch>-<toolchain>[-<profile>].facts, "name=value"
+lines) into the side-by-side tables of docs/kernel.md: tables and
+boots, build time, the post-link step, modules, boot-time conversion,
+and the ftrace users.  --profile picks the pairs of one config profile
+(distro: make test-kernel and test-kernel-all; big: make
+test-kernel-big, which also gets a table of how each figure grew from
+the newest distro pair of the same version, arch and toolchain).
 Prints them; with --doc, also rewrites the block between
-"<!-- kernel:begin -->" and "<!-- kernel:end -->" of PAGE.
+"<!-- kernel:begin -->" and "<!-- kernel:end -->" (big:
+"<!-- kernel-big:begin -->" ... "<!-- kernel-big:end -->") of PAGE.
 
 Only pairs of one run belong in one block: the facts files carry the
 run's start time, and pairs from another run are left out (named on
@@ -21,10 +26,16 @@ import re
 import sys
 
 ORDER = {"x86_64": 0, "arm64": 1, "riscv64": 2}
-BEGIN, END = "<!-- kernel:begin -->", "<!-- kernel:end -->"
 
 
-def load(results):
+def markers(profile):
+    tag = "kernel" if profile == "distro" else f"kernel-{profile}"
+    return f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
+
+
+def load(results, profile="distro"):
+    """The facts of every pair of @profile (facts without a profile
+    are distro's)."""
     pairs = []
     for f in sorted(pathlib.Path(results).glob("*.facts")):
         if f.name.count("-") < 2 or ".boot." in f.name:
@@ -33,7 +44,7 @@ def load(results):
         for line in f.read_text().splitlines():
             k, _, v = line.partition("=")
             d[k] = v
-        if "version" in d:
+        if "version" in d and d.get("profile", "distro") == profile:
             pairs.append(d)
     return pairs
 
@@ -170,6 +181,22 @@ def render(pairs, run_start):
     parts.append(table(["pair", "linked image stock", "ours", "ours / stock",
                         "vmlinux stock", "ours", "ours / stock"], rows))
 
+    parts.append("**Modules**: every `.ko` the build made (`modules.order`), "
+                 "how many of ours pass `linkpass check` with their table, "
+                 "the sites of all of them, and the per-module step: the "
+                 "saved `.ko` commands of our build replayed (median of 3), "
+                 "the `ld -r` links summed against our `linkpass obj` + "
+                 "`check` (+ `nop`) summed, in milliseconds.  Stock's "
+                 "`.ko` rule is the `ld -r` alone on all three arches "
+                 "(its saved commands), so the step is all extra.")
+    rows = [[name(p), num(g(p, "ko_files")), num(g(p, "built_modules")),
+             f'{num(g(p, "all_module_entries"))} / {num(g(p, "stock_all_module_entries"))}',
+             num(g(p, "ko_ld_ms"), "{:.0f}"), num(g(p, "ko_lp_ms"), "{:.0f}"),
+             ratio(g(p, "ko_lp_ms"), g(p, "ko_ld_ms"))] for p in pairs]
+    parts.append(table(["pair", ".ko files", "ours pass check",
+                        "module sites ours / stock", "ld -r links",
+                        "our step", "step / links"], rows))
+
     parts.append("**Boot-time conversion** (`ftrace_update_code()`, "
                  "kernel/instrument): call sites turned into NOPs and "
                  "the time it took, vmlinux at boot and all modules at "
@@ -204,23 +231,71 @@ def render(pairs, run_start):
     return "\n\n".join(parts) + "\n"
 
 
+# The figures of the growth table: (label, fact, format).
+GROWTH = [
+    ("vmlinux sites (ours)", "entries", "{:,}"),
+    ("modules (.ko files)", "ko_files", "{:,}"),
+    ("sites in all modules (ours)", "all_module_entries", "{:,}"),
+    ("vmlinux links, stock", "links_stock", "{:,}"),
+    ("vmlinux links, ours", "links_lp", "{:,}"),
+    ("post-link step, stock (ms)", "pl_stock_ms", "{:.1f}"),
+    ("post-link step, ours (ms)", "pl_lp_scans_check", "{:.1f}"),
+    ("module links, ld -r summed (ms)", "ko_ld_ms", "{:.0f}"),
+    ("our per-module step summed (ms)", "ko_lp_ms", "{:.0f}"),
+    ("linked image, stock (MiB)", "image_stock", "mib"),
+    ("linked image, ours (MiB)", "image_lp", "mib"),
+    ("full build, stock (s)", "full_stock", "{:.1f}"),
+    ("full build, ours (s)", "full_lp", "{:.1f}"),
+    ("incremental build, stock (s)", "incr_stock", "{:.1f}"),
+    ("incremental build, ours (s)", "incr_lp", "{:.1f}"),
+    ("sites converted at boot, stock", "stock_boot_converted", "{:,}"),
+    ("sites converted at boot, ours", "boot_converted", "{:,}"),
+    ("ftrace_update_code at boot, stock (µs)", "stock_boot_update_us", "{:.1f}"),
+    ("ftrace_update_code at boot, ours (µs)", "boot_update_us", "{:.1f}"),
+]
+
+
+def growth(big, small):
+    """The growth table of @big's pairs against @small's newest pair of
+    the same version, arch and toolchain."""
+    parts = []
+    for b in big:
+        same = [p for p in small if name(p) == name(b)]
+        if not same:
+            continue
+        d = max(same, key=lambda p: p.get("run_start", ""))
+        fmt = lambda v, f: (f"{int(v) / 1048576:.1f}" if f == "mib" and v
+                            else num(v, "{:,}" if f == "mib" else f))
+        rows = [[label, fmt(d.get(k, ""), f), fmt(b.get(k, ""), f),
+                 ratio(b.get(k, ""), d.get(k, ""))] for label, k, f in GROWTH]
+        parts.append(f"**How the figures grew** from the distro pair of "
+                     f"{name(b)} (run started {d.get('run_start', '?')}) "
+                     f"to this big pair:")
+        parts.append(table(["figure", "distro", "big", "big / distro"], rows))
+    return parts
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
     ap.add_argument("--doc")
+    ap.add_argument("--profile", default="distro", choices=("distro", "big"))
     ap.add_argument("--all", action="store_true",
                     help="keep the pairs of every run, not only the newest")
     a = ap.parse_args()
-    pairs, left = one_run(load(a.results), a.all)
+    pairs, left = one_run(load(a.results, a.profile), a.all)
     if not pairs:
         sys.exit(f"report.py: {a.results}: no facts of any pair")
     for n in left:
         print(f"report.py: left out {n}: from another run", file=sys.stderr)
     text = render(pairs, pairs[0].get("run_start", "?"))
+    if a.profile != "distro":
+        text += "\n" + "\n\n".join(growth(pairs, load(a.results))) + "\n"
     print(text)
     if a.doc:
         page = pathlib.Path(a.doc)
         doc = page.read_text()
+        BEGIN, END = markers(a.profile)
         m = re.search(re.escape(BEGIN) + r"\n.*?" + re.escape(END), doc, re.S)
         if not m:
             sys.exit(f"report.py: {page}: no {BEGIN} ... {END} block")

@@ -169,6 +169,7 @@ write_facts() {
 	local k
 	{
 		echo "run_start=$run_start"
+		echo "profile=$(profile_of)"
 		echo "version=$v"
 		echo "arch=$arch"
 		echo "toolchain=$tc"
