@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The byte audit's direct calls (the full tool's): the kernel's set has
- * x86_64's only (arch->direct_call), which linkpass nop needs; aarch64's
- * and riscv64's are here.
+ * The byte audit's per-architecture facts (the full tool's): the direct
+ * calls (the kernel's set has x86_64's only, arch->direct_call, which
+ * linkpass nop needs; aarch64's and riscv64's are here) and the width
+ * of a patchable pad's nops.
  */
 #include <elf.h>
 
@@ -62,5 +63,15 @@ unsigned int arch_direct_call(const struct arch *a, const uint8_t *p,
 		return a64_direct_call(p, avail, addr, target);
 	if (a->machine == EM_RISCV)
 		return rv_direct_call(p, avail, addr, target);
+	return 0;
+}
+
+unsigned int arch_pad_widths(const struct arch *a, uint32_t e_flags)
+{
+	/* riscv: nop, or with RVC the c.nop the compiler then writes */
+	if (a->machine == EM_RISCV)
+		return e_flags & EF_RISCV_RVC ? 2 | 4 : 4;
+	if (a->machine == EM_AARCH64)
+		return 4;
 	return 0;
 }

@@ -7,21 +7,23 @@
 #include <string.h>
 
 #include "arch-audit.h"
+#include "audit_pads.h"
+#include "audit_patched.h"
+#include "findings.h"
 #include "prologue.h"
 #include "mcount.h"
 #include "options.h"
-#include "pads.h"
 #include "patchable.h"
 #include "table_read.h"
 #include "util.h"
 
 /* The first line of a byte-level audit, saying what a site is. */
 #define AUDIT_PADS \
-	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u); the entry is the pad's first nop\n"
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab with a pad of %u nops%s, %u before its start and %u after an optional landing pad (-fpatchable-function-entry=%u,%u%s), none of them recorded in __jump_table or the alternatives; the entry is the pad's first nop\n"
 #define AUDIT_CALLS \
 	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n"
 #define AUDIT_NOPS \
-	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) is the NOP linkpass nop writes over a call to %s\n"
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) is the NOP linkpass nop writes over a call to %s, not recorded in __jump_table or the alternatives\n"
 
 static int cmp_site_addr(const void *a, const void *b)
 {
@@ -52,7 +54,8 @@ unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
  * @nops, the NOP that linkpass nop writes over such a call instead.
  */
 static bool entry_call(struct image *im, const struct func *fn,
-		       const uint64_t *t, size_t nt, bool nops, struct site *s)
+		       const uint64_t *t, size_t nt, bool nops,
+		       const struct patched *p, struct site *s)
 {
 	struct section *sec = &im->secs[fn->shndx];
 	uint64_t off = fn->start - sec->sh.sh_addr, avail, target;
@@ -77,7 +80,7 @@ static bool entry_call(struct image *im, const struct func *fn,
 		 * or the one 6-byte NOP over a PIE's addr32 call
 		 */
 		len = audit_nop_len(im, b + off + pre, avail - pre);
-		if (!len)
+		if (!len || patched_covers(p, fn->start + pre, len))
 			return false;
 	} else {
 		len = arch_direct_call(im->arch, b + off + pre, avail - pre,
@@ -94,24 +97,14 @@ static bool entry_call(struct image *im, const struct func *fn,
 	return true;
 }
 
-/*
- * The pad of -fpatchable-function-entry=N,M around @fn, if it has one:
- * M nops that end at its start and N - M after its landing pad.  The
- * site is the pad's first nop, as the compiler lists it.
- */
-static bool entry_pad(struct image *im, const struct scan_opts *o,
-		      const struct func *fn, struct site *s)
+/* The pad of @g opening @fn, if it has one, as the site the table lists. */
+static bool entry_pad(struct image *im, const struct pad_geom *g,
+		      const struct patched *p, const struct func *fn,
+		      struct site *s)
 {
-	struct section *sec = &im->secs[fn->shndx];
 	uint64_t first;
 
-	if (sec->sh.sh_type == SHT_NOBITS || (sec->sh.sh_flags & SHF_COMPRESSED) ||
-	    !image_section_bytes(im, sec))
-		return false;
-	first = pad_entry(im, sec, fn);
-	if (o->pad_m && !pad_run_back(im, sec, fn->start, o->pad_m, &first))
-		return false;
-	if (!pad_fits(im, o, sec, fn, first))
+	if (!audit_pad_site(im, g, p, fn, &first))
 		return false;
 	memset(s, 0, sizeof(*s));
 	s->addr = first;
@@ -122,30 +115,80 @@ static bool entry_pad(struct image *im, const struct scan_opts *o,
 	return true;
 }
 
-int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
-		struct scan_result *r)
+/*
+ * What the audit cannot do on @im as @o asks: one error line, and
+ * nothing printed before it.  The mcount symbols' addresses (calls)
+ * into @t, *@nt of them.
+ */
+static int audit_refused(struct image *im, const struct scan_opts *o,
+			 uint64_t *t, size_t *nt)
 {
-	uint64_t targets[8];
-	uint8_t *traced;
-	size_t nt = 0, i;
-
-	memset(r, 0, sizeof(*r));
+	*nt = 0;
 	if (!im->symtab)
 		return lp_error(im->path, ".symtab",
 				"no symbol table: the byte-level audit needs the function symbols (use the unstripped or debug image)");
-	if (o->patchable && !o->pad_n)
-		return lp_error(im->path, "options",
-				"byte-level audit of patchable entries: give the pad's geometry, --patchable-entries=N,M as in -fpatchable-function-entry=N,M");
 	if (!o->patchable && prologue_rule(im->ehdr.e_machine))
 		return lp_error(im->path, "ELF header",
-				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function (kernels there use --patchable-entries=N,M)",
+				"byte-level audit: not available on %s, where the mcount call follows the prologue rather than opening the function (kernels there use --patchable-entries, the geometry read from the table or given as N,M)",
 				im->arch->name);
 	if (!o->patchable &&
-	    mcount_targets(im, o->mcount_syms, "byte-level audit", targets, 8,
-			   &nt) < 0)
+	    mcount_targets(im, o->mcount_syms, "byte-level audit", t, 8, nt) < 0)
 		return -1;
-	funcs_build(im, &r->funcs);
-	traced = xcalloc(im->nsecs, 1);
+	return 0;
+}
+
+/*
+ * The geometry of the pads: --patchable-entries=N,M, or without N,M
+ * the one the table's entries show, named in *@from.  The width of the
+ * nops, where the architecture allows two, is the one the entries show.
+ */
+static int audit_geometry(struct image *im, const struct options *o,
+			  const struct funcs *f, struct pad_geom *g,
+			  char *from, size_t len)
+{
+	unsigned int widths = arch_pad_widths(im->arch, im->ehdr.e_flags), w;
+	size_t agree, seen, best = 0, best_seen = 0;
+	struct pad_geom shown;
+	struct table t;
+
+	*from = 0;
+	if (table_read(im, o->start_sym, o->stop_sym, &t) < 0)
+		return -1;
+	/* 0: any nop; else each width allowed, the smaller first */
+	g->width = widths & 2 ? 2 : widths & 4 ? 4 : 0;
+	for (w = g->width; w <= 4; w = w ? w * 2 : 8) {
+		if (w && !(widths & w))
+			continue;
+		if (audit_pad_geometry(im, f, t.v, t.n, w, &shown, &agree,
+				       &seen) && agree > best) {
+			best = agree;
+			best_seen = seen;
+			*g = shown;
+		}
+	}
+	table_free(&t);
+	if (o->scan.pad_n) {
+		g->n = o->scan.pad_n;
+		g->m = o->scan.pad_m;
+		return 0;
+	}
+	if (!best)
+		return lp_error(im->path, "options",
+				"byte-level audit of patchable entries: no table entry starts a run of nops into a function, so the pad's geometry cannot be read from the table: give it, --patchable-entries=N,M as in -fpatchable-function-entry=N,M");
+	snprintf(from, len, ", read from the table: %zu of %zu entries show it",
+		 best, best_seen);
+	return 0;
+}
+
+/* Each function of a traced section whose entry is a site, into @r. */
+static void audit_walk(struct image *im, const struct scan_opts *o,
+		       const struct pad_geom *g, const uint64_t *targets,
+		       size_t nt, bool nops, const struct patched *p,
+		       struct scan_result *r)
+{
+	uint8_t *traced = xcalloc(im->nsecs, 1);
+	size_t i;
+
 	for (i = 0; i < im->nsecs; i++)
 		traced[i] = (im->secs[i].sh.sh_flags & SHF_EXECINSTR) &&
 			    im->secs[i].sh.sh_type == SHT_PROGBITS &&
@@ -161,29 +204,61 @@ int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
 		    r->funcs.v[i - 1].start == fn->start)
 			continue;	/* an alias of the function before */
 		r->stats.calls++;
-		if (o->patchable ? entry_pad(im, o, fn, &s) :
-		    entry_call(im, fn, targets, nt, nops, &s))
+		if (g ? entry_pad(im, g, p, fn, &s) :
+		    entry_call(im, fn, targets, nt, nops, p, &s))
 			r->kept[r->nkept++] = s;
 	}
 	r->stats.verdicts[SITE_KEPT] = r->nkept;
 	/* by address, as check wants them: section order need not be */
 	qsort(r->kept, r->nkept, sizeof(*r->kept), cmp_site_addr);
 	free(traced);
-	return 0;
 }
 
 int audit_check_sites(const struct options *o, struct image *im,
 		      struct scan_result *r)
 {
+	bool nops = o->sites == SITES_NOP;
+	struct pad_geom g;
+	struct patched p;
+	uint64_t targets[8];
+	char from[96];
+	size_t nt;
+
+	memset(r, 0, sizeof(*r));
+	if (audit_refused(im, &o->scan, targets, &nt) < 0 ||
+	    patched_read(im, &p) < 0)
+		return -1;
+	funcs_build(im, &r->funcs);
+	if (o->scan.patchable &&
+	    audit_geometry(im, o, &r->funcs, &g, from, sizeof(from)) < 0) {
+		patched_free(&p);
+		return -1;
+	}
+	/* what a site is, once the audit is sure to run */
 	if (o->scan.patchable)
-		printf(AUDIT_PADS, o->image, o->scan.pad_n, o->scan.pad_m,
-		       o->scan.pad_n - o->scan.pad_m, o->scan.pad_n,
-		       o->scan.pad_m);
-	else if (o->sites == SITES_NOP)
-		printf(AUDIT_NOPS, o->image, o->scan.mcount_syms[0]);
+		printf(AUDIT_PADS, o->image, g.n,
+		       g.width == 2 ? " of 2 bytes" :
+		       g.width == 4 ? " of 4 bytes" : "",
+		       g.m, g.n - g.m, g.n, g.m, from);
 	else
-		printf(AUDIT_CALLS, o->image, o->scan.mcount_syms[0]);
-	return audit_sites(im, &o->scan, o->sites == SITES_NOP, r);
+		printf(nops ? AUDIT_NOPS : AUDIT_CALLS, o->image,
+		       o->scan.mcount_syms[0]);
+	audit_walk(im, &o->scan, o->scan.patchable ? &g : NULL, targets, nt,
+		   nops, &p, r);
+	patched_free(&p);
+	return 0;
+}
+
+const char *audit_verdict_note(const struct options *o, size_t entries,
+			       const struct findings *fd)
+{
+	/* most entries both: the pads are found, but not where it says */
+	if (!o->byte_audit || !o->scan.patchable || !entries ||
+	    fd->missing * 2 <= entries || fd->stale * 2 <= entries)
+		return NULL;
+	return o->scan.pad_n ?
+	       "; most entries are both stale and missing: the pad geometry is likely not the one compiled (--patchable-entries without N,M reads it from the table)" :
+	       "; most entries are both stale and missing: the pad geometry read from the table is likely wrong (give it as --patchable-entries=N,M)";
 }
 
 /*
@@ -213,27 +288,32 @@ static int first_site_nopped(struct image *im, const struct options *o)
 }
 
 /*
- * check on an image without code relocations (hooks.h): the byte audit
- * checks it, with --sites=nop when its sites were NOP'd at link time
- * (scripts/link-vmlinux.sh's output with the runtime); a fresh image
- * can be linked again keeping them.
- */
-/*
- * The comparison needs the relocations of the code (-q).  An image that
- * kept none (a stripped vmlinux) gets one line naming --byte-audit.  0
- * when it has them, or no code (or no symbols: the scan's error comes
- * first).
+ * check on an image without code relocations (hooks.h): the
+ * comparison needs the relocations of the code (-q).  An image that
+ * kept none (a shipped vmlinux) gets one line naming the byte audit
+ * that checks it: with --sites=nop when its sites were NOP'd at link
+ * time (scripts/link-vmlinux.sh's output with the runtime), with
+ * --patchable-entries for pads (asked for, or on aarch64 and riscv64,
+ * whose kernels have them); a fresh image can be linked again keeping
+ * them.  0 when it has them, or no code (or no symbols: the scan's
+ * error comes first).
  */
 int audit_code_relocs(struct image *im, const struct options *o)
 {
 	struct section *code = NULL;
 	size_t i;
-	int nopped;
+	char pads[48] = "";
+	int nopped = 0;
 
 	for (i = 1; i < im->nsecs; i++) {
 		struct section *s = &im->secs[i];
 
 		if (image_is_code_relocs(im, s) && s->sh.sh_size)
+			return 0;
+		/* pads: the compiler's list and its relocations are enough */
+		if (o->scan.patchable && s->sh.sh_size &&
+		    !strcmp(s->name, PATCHABLE_SECTION) &&
+		    image_relocs_of(im, s))
 			return 0;
 		/* name .text when there is one */
 		if ((!code || !strcmp(s->name, ".text")) &&
@@ -243,12 +323,17 @@ int audit_code_relocs(struct image *im, const struct options *o)
 	}
 	if (!code || !im->symtab)
 		return 0;
-	nopped = first_site_nopped(im, o);
+	if (o->scan.patchable && o->scan.pad_n)
+		snprintf(pads, sizeof(pads), " --patchable-entries=%u,%u",
+			 o->scan.pad_n, o->scan.pad_m);
+	else if (o->scan.patchable || prologue_rule(im->ehdr.e_machine))
+		snprintf(pads, sizeof(pads), " --patchable-entries");
+	else
+		nopped = first_site_nopped(im, o);
 	/* an unreadable table: its one error line is the answer */
 	if (nopped < 0)
 		return -1;
 	return lp_error(im->path, code->name,
-			"no relocations kept for code, which check compares the table with: for a shipped image or scripts/link-vmlinux.sh's output run 'linkpass check --byte-audit%s %s'; for a fresh one link with -q (--emit-relocs; link-vmlinux.sh --keep-relocs)",
-			nopped ? " --sites=nop" : "",
-			im->path);
+			"no relocations kept for code, which check compares the table with: for a shipped image or scripts/link-vmlinux.sh's output run 'linkpass check --byte-audit%s%s %s'; for a fresh one link with -q (--emit-relocs; link-vmlinux.sh --keep-relocs)",
+			pads, nopped ? " --sites=nop" : "", im->path);
 }

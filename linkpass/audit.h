@@ -12,16 +12,9 @@
 
 #include "site.h"
 
+struct findings;
 struct options;
 
-/*
- * Fill @r as scan_image() would (kept sites sorted by address, the
- * function index built), from the symbols and bytes of @im alone.
- * stats.calls counts the functions looked at.  With @nops, a site is a
- * function opened by the NOP linkpass nop writes, not by the call.
- */
-int audit_sites(struct image *im, const struct scan_opts *o, bool nops,
-		struct scan_result *r);
 /*
  * The length of the NOP linkpass nop writes over a site that starts at
  * @p (@avail bytes readable): the NOP of a direct call's length, or of
@@ -31,11 +24,25 @@ unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
 			   uint64_t avail);
 
 /*
- * check --byte-audit (the hook of hooks.h): the first line saying what
- * a site is, then audit_sites() as @o asks.
+ * check --byte-audit (the hook of hooks.h): fill @r as scan_image()
+ * would (kept sites sorted by address, the function index built) from
+ * the symbols and bytes of @im alone, after one line saying what a
+ * site is; stats.calls counts the functions looked at.  With
+ * --sites=nop a site is a function opened by the NOP linkpass nop
+ * writes; with --patchable-entries, by a pad (audit_pads.h), whose
+ * geometry without N,M is read from the table.  A refusal is one error
+ * line and nothing else: -1.
  */
 int audit_check_sites(const struct options *o, struct image *im,
 		      struct scan_result *r);
+
+/*
+ * The end of check's summary for the findings @fd among @entries
+ * non-zero entries (hooks.h): a hint that the pad geometry is wrong
+ * when most entries are both stale and missing; else NULL.
+ */
+const char *audit_verdict_note(const struct options *o, size_t entries,
+			       const struct findings *fd);
 
 /*
  * check's one line for an image without code relocations (hooks.h),

@@ -202,7 +202,7 @@ static int check_linked(struct options *o, struct image *im,
 	size_t n;
 
 	/* the kernel's set: the scan's error for an image without -q */
-	if (!o->byte_audit && !o->scan.patchable && extras()->code_relocs &&
+	if (!o->byte_audit && extras()->code_relocs &&
 	    extras()->code_relocs(im, o) < 0)
 		return EXIT_ERROR;
 	/* the scan's pass over the symbols also finds the table's bounds */

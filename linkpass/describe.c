@@ -31,7 +31,8 @@ const struct func *describe_pad_of(struct image *im, const struct funcs *f,
 const char *describe_addr(struct image *im, const struct funcs *f,
 			  uint64_t addr, char *buf, size_t len)
 {
-	struct section *sec = image_section_at(im, addr);
+	/* 0 is a zeroed entry: no place, even where .data..percpu is at 0 */
+	struct section *sec = addr ? image_section_at(im, addr) : NULL;
 	const struct func *fn;
 
 	if (!sec) {

@@ -198,6 +198,7 @@ const struct extras extras_table = {
 	.stripped_cancel = stripped_cancel,
 	.audit_sites = audit_check_sites,
 	.code_relocs = audit_code_relocs,
+	.verdict_note = audit_verdict_note,
 	.read_dynamic = image_read_dynamic,
 	.ehdr_anchor = ehdr_anchor,
 	.forced_anchor = forced_anchor,

@@ -100,7 +100,8 @@ int check_verdict(const struct options *o, bool found, size_t n,
 		[SITES_ANY] = "", [SITES_CALL] = " (each the call)",
 		[SITES_NOP] = " (each the NOP)",
 	};
-	char more[96] = "";
+	const char *note = NULL;
+	char more[320] = "";
 
 	if (fd->zeroed)
 		snprintf(more, sizeof(more), "; %zu zeroed", fd->zeroed);
@@ -108,6 +109,11 @@ int check_verdict(const struct options *o, bool found, size_t n,
 		snprintf(more + strlen(more), sizeof(more) - strlen(more),
 			 "; %zu not %s", fd->wrong,
 			 o->sites == SITES_NOP ? "the NOP" : "the call");
+	if (!ok && extras()->verdict_note)
+		note = extras()->verdict_note(o, n - fd->zeroed, fd);
+	if (note)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 "%s", note);
 	if (ok)
 		printf("check: %s: ok: %zu table entries (%s) match the %zu call sites%s%s%s\n",
 		       o->image, n - fd->zeroed, how, nsites,

@@ -22,6 +22,7 @@ struct arch;
 struct command;
 struct elfw;
 struct entry_set;
+struct findings;
 struct func;
 struct funcs;
 struct image;
@@ -83,6 +84,12 @@ struct extras {
 	 * no relocations (audit.c); the kernel's set gets the scan's
 	 */
 	int (*code_relocs)(struct image *im, const struct options *o);
+	/*
+	 * The end of check's failed summary for @fd among @entries
+	 * non-zero entries (audit.c: a wrong pad geometry), or NULL
+	 */
+	const char *(*verdict_note)(const struct options *o, size_t entries,
+				    const struct findings *fd);
 	/* a shared library: im->interposable, __ehdr_start (anchor_dso.c) */
 	int (*read_dynamic)(struct image *im);
 	int (*ehdr_anchor)(struct image *im, struct anchors *a);

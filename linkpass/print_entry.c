@@ -50,6 +50,9 @@ static struct section *cursor_section(struct image *im,
 {
 	const GElf_Shdr *sh = c->sec ? &c->sec->sh : NULL;
 
+	/* 0 is a zeroed entry: no place, even where .data..percpu is at 0 */
+	if (!addr)
+		return NULL;
 	if (!sh || addr < sh->sh_addr || addr - sh->sh_addr >= sh->sh_size)
 		c->sec = image_section_at(im, addr);
 	return c->sec;

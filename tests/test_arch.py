@@ -269,7 +269,8 @@ def test_check_reports_missing_and_byte_audit_refused(tmp_path, linkpass,
     assert proc.stderr == (
         f"linkpass: {image}: ELF header: byte-level audit: not available on "
         f"{arch}, where the mcount call follows the prologue rather than "
-        "opening the function (kernels there use --patchable-entries=N,M)\n")
+        "opening the function (kernels there use --patchable-entries, the "
+        "geometry read from the table or given as N,M)\n")
 
 
 

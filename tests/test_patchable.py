@@ -200,7 +200,7 @@ def test_errors(tmp_path, linkpass):
 # ---------------------------------------------------------------------------
 # Modules (linkpass obj on a .ko) and the byte-level audit of pads, on the
 # geometries the kernels use: arm64 2 (with bti) and 4,2 (CALL_OPS),
-# riscv64 4 (RVC: c.nop) and 2 (no RVC).
+# riscv64 4 (RVC: c.nop), 8,4 (CALL_OPS with RVC) and 2 (no RVC).
 
 # A module-like pair of objects: ld -r with the kernel's module.lds rule
 # for a linkpass build, which keeps the compiler's list unloaded (INFO).
@@ -215,6 +215,8 @@ PAD_CASES = [
      ("-mbranch-protection=standard",), 4),
     ("aarch64-4,2", "aarch64-linux-gnu-gcc", "4,2", (), 4),
     ("riscv64-4-rvc", "riscv64-linux-gnu-gcc", "4", (), 2),
+    # riscv CALL_OPS (Linux 7.2+) with RVC: the entry 8 bytes before
+    ("riscv64-8,4-rvc", "riscv64-linux-gnu-gcc", "8,4", (), 2),
     ("riscv64-2", "riscv64-linux-gnu-gcc", "2", ("-march=rv64g",), 4),
 ]
 
