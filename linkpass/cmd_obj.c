@@ -12,8 +12,8 @@
 
 #include "commands.h"
 #include "elfwrite.h"
-#include "find.h"
 #include "mcount-table.h"
+#include "scan.h"
 #include "util.h"
 
 static bool survives_link(const struct symbol *s, size_t shndx)

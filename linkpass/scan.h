@@ -40,5 +40,8 @@ int scan_pads(struct image *im, const struct scan_opts *o,
  */
 int scan_finish(struct scan_result *r);
 void scan_result_free(struct scan_result *r);
+/* scan_image(), or scan_pads() with --patchable-entries. */
+int find_sites(struct image *im, const struct scan_opts *o,
+	       const struct scan_want *want, struct scan_result *r);
 
 #endif
