@@ -101,11 +101,8 @@ struct addr_table {
 	size_t relocs_size;
 };
 
-/* Fails, naming @path, for a layout or width it cannot write. */
-int addr_widths_ok(const struct arch *arch, const char *path);
-/* The same check, then the table's two buffers. */
-int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
-		    const char *path);
+/* The table's two buffers, in @arch's layout and width. */
+void addr_table_init(struct addr_table *t, const struct arch *arch, size_t n);
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend);
 

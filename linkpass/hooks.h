@@ -8,6 +8,7 @@
 #ifndef LINKPASS_HOOKS_H
 #define LINKPASS_HOOKS_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,13 @@ struct symbol;
 struct sym_pass;
 struct table_parts;
 
+/* ELF32 objects (elf32.c): a 64-bit header or symbol narrowed into @out */
+struct elf32_writer {
+	void (*ehdr)(void *out, const Elf64_Ehdr *e);
+	void (*shdr)(void *out, const Elf64_Shdr *s);
+	void (*sym)(void *out, const Elf64_Sym *s);
+};
+
 struct extras {
 	/* more commands (main.c) and options (options.c), after the kernel's */
 	const struct command *commands;
@@ -48,9 +56,10 @@ struct extras {
 	const char *usage_note;	/* a line after the options, or NULL */
 	/* hints naming the full tool's options: check's, scan's */
 	const char *more_note, *zeroed_note, *anchor_note;
-	/* more architectures, after the kernel's (arch.c) */
+	/* more architectures, after the kernel's (arch.c), and i386's ELF32 */
 	const struct arch *const *arches;
 	size_t narches;
+	const struct elf32_writer *elf32;
 	/*
 	 * An mcount call after @fn's prologue (-pg without -mfentry);
 	 * @last: the function of the site kept before it.  The kernel
