@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * x86-insn.h - every x86 instruction byte pattern the project reads or
- * writes: linkpass's site rules, the runtime's patcher, nopbench, and
- * (parsed by tests/lpfacts.py) the Python tests.  Nothing else spells
- * these bytes out.
+ * writes (linkpass, the runtime, nopbench, tests/lpfacts.py).
  */
 #ifndef LP_X86_INSN_H
 #define LP_X86_INSN_H
@@ -12,11 +10,7 @@
 
 /* `call rel32`: opcode, then a displacement from the next instruction. */
 #define X86_OP_CALL		0xe8
-/*
- * `addr32` prefix.  In a PIE gcc calls __fentry__ through the GOT
- * (`ff 15 disp32`, 6 bytes); the linker relaxes that into the direct
- * `67 e8 rel32`, so 6-byte sites start with this prefix.
- */
+/* `addr32`: a PIE's GOT call `ff 15 disp32`, relaxed to `67 e8 rel32`. */
 #define X86_OP_ADDR32		0x67
 /* `ff /2` with a RIP-relative disp32: the unrelaxed GOT call. */
 #define X86_OP_GRP5		0xff
@@ -37,11 +31,7 @@
 #define X86_CALL_LEN		5
 #define X86_CALL_ADDR32_LEN	6
 
-/*
- * One NOP instruction per site length (the forms Linux's ideal_nops
- * use).  A single instruction matters to the runtime: a thread stops
- * before or after it, never inside.
- */
+/* One NOP instruction per site length (Linux's x86_nops): never two. */
 #define X86_NOP5_BYTES		{ 0x0f, 0x1f, 0x44, 0x00, 0x00 }
 #define X86_NOP6_BYTES		{ 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 }
 /* Indirect-branch-tracking landing pads (CET/IBT), 4 bytes each. */

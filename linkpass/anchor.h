@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Anchors: the symbols table entries are relative to, so that the
- * linker computes each final address and relocatable (KASLR) kernels
- * keep working.  A section's sites use its eligible global nearest at
- * or below its first site (else its lowest): the offsets then survive
- * the table object shifting output sections, and the build converges
- * in fewer links.
+ * linker computes each final address (KASLR).  A section's sites use
+ * its eligible global nearest at or below its first site (else its
+ * lowest): the offsets then survive the table shifting sections.
  */
 #ifndef LINKPASS_ANCHOR_H
 #define LINKPASS_ANCHOR_H
@@ -34,8 +32,7 @@ static inline bool anchor_exported(const struct symbol *s)
 
 /*
  * A symbol a reference resolves to this very address: exported, not
- * a shared library's (ld.so may bind it elsewhere), in an allocated
- * section, not an IFUNC, not a __start_/__stop_ symbol (which may
+ * interposable, allocated, no IFUNC, no __start_/__stop_ (which may
  * follow our own table).
  */
 static inline bool anchor_eligible(const struct image *im,
@@ -75,10 +72,7 @@ struct anchor_global {
 	uint32_t shndx;
 };
 
-/*
- * What anchors_choose() needs from the symbols, gathered in one pass
- * that reads each in place, as symbol numbers (0: none).
- */
+/* What anchors_choose() needs, gathered by the symbol pass (0: none). */
 struct anchor_cands {
 	struct anchor_global *globals;	/* in table order */
 	size_t nglobals, capglobals;
@@ -122,10 +116,7 @@ anchor_cands_consider(struct anchor_cands *c, const struct image *im,
 	*g = (struct anchor_global){ s->value, idx, s->shndx };
 }
 
-/*
- * @forced: one symbol for every entry, or NULL / "auto".  @cands: the
- * candidates the scan's pass gathered, or NULL to gather them here.
- */
+/* @forced: --anchor, or NULL; @cands: the symbol pass's, or NULL. */
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
 		   struct anchor_cands *cands, struct anchors *a);

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "commands.h"
-#include "find.h"
 #include "findings.h"
 #include "hooks.h"
 #include "mcount-table.h"
+#include "scan.h"
 #include "table_read.h"
 #include "util.h"
 

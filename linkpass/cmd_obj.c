@@ -12,8 +12,8 @@
 
 #include "commands.h"
 #include "elfwrite.h"
-#include "find.h"
 #include "mcount-table.h"
+#include "scan.h"
 #include "util.h"
 
 static bool survives_link(const struct symbol *s, size_t shndx)
@@ -75,8 +75,7 @@ static int write_table(struct image *im, const struct scan_result *r)
 	uint32_t sh;
 	int ret = -1;
 
-	if (addr_table_init(&t, arch, r->nkept, im->path) < 0)
-		goto out_free;
+	addr_table_init(&t, arch, r->nkept);
 	for (i = 0; i < im->nsecs; i++)
 		sym_of[i] = -2;	/* not looked up yet */
 	for (i = 0; i < r->nkept; i++) {

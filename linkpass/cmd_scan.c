@@ -2,8 +2,8 @@
 /* linkpass scan: image in, sorted table object out. */
 #include "anchor.h"
 #include "commands.h"
-#include "find.h"
 #include "hooks.h"
+#include "scan.h"
 #include "table_write.h"
 #include "util.h"
 

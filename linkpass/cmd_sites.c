@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "describe.h"
 #include "extras.h"
-#include "find.h"
+#include "scan.h"
 #include "util.h"
 
 int cmd_sites(struct options *o)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hooks.h"
 #include "mcount-table.h"
 
 static size_t strbuf_add(struct strbuf *b, const char *s)
@@ -264,36 +265,19 @@ static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 		.e_shnum = (uint16_t)w->nsecs,
 		.e_shstrndx = (uint16_t)(w->nsecs - 1),
 	};
-	Elf32_Ehdr e32 = {
-		.e_type = e.e_type, .e_machine = e.e_machine,
-		.e_version = e.e_version, .e_shoff = (Elf32_Off)shoff,
-		.e_flags = e.e_flags,
-		.e_ehsize = sizeof(e32), .e_shentsize = sizeof(Elf32_Shdr),
-		.e_shnum = e.e_shnum, .e_shstrndx = e.e_shstrndx,
-	};
 
-	if (is64(w)) {
+	if (is64(w))
 		memcpy(out, &e, sizeof(e));
-		return;
-	}
-	memcpy(e32.e_ident, e.e_ident, EI_NIDENT);
-	memcpy(out, &e32, sizeof(e32));
+	else
+		extras()->elf32->ehdr(out, &e);
 }
 
 static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 {
-	if (is64(w)) {
+	if (is64(w))
 		memcpy(out, g, sizeof(*g));
-	} else {
-		Elf32_Shdr s = {
-			g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags,
-			(Elf32_Addr)g->sh_addr, (Elf32_Off)g->sh_offset,
-			(Elf32_Word)g->sh_size, g->sh_link, g->sh_info,
-			(Elf32_Word)g->sh_addralign, (Elf32_Word)g->sh_entsize,
-		};
-
-		memcpy(out, &s, sizeof(s));
-	}
+	else
+		extras()->elf32->shdr(out, g);
 }
 
 /*
@@ -398,25 +382,19 @@ size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
 {
 	size_t size = s->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym) :
 			sizeof(Elf32_Sym);
-	uint32_t at = name ? (uint32_t)strbuf_add(&s->str, name) : 0;
+	Elf64_Sym e = { .st_info = info, .st_other = other, .st_shndx = shndx };
 	char *p;
 
+	e.st_name = name ? (uint32_t)strbuf_add(&s->str, name) : 0;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 8;
 		s->buf = xrealloc(s->buf, s->cap * size);
 	}
 	p = (char *)s->buf + s->n * size;
-	if (s->elfclass == ELFCLASS64) {
-		Elf64_Sym e = { .st_name = at, .st_info = info,
-				.st_other = other, .st_shndx = shndx };
-
+	if (s->elfclass == ELFCLASS64)
 		memcpy(p, &e, sizeof(e));
-	} else {
-		Elf32_Sym e = { .st_name = at, .st_info = info,
-				.st_other = other, .st_shndx = shndx };
-
-		memcpy(p, &e, sizeof(e));
-	}
+	else
+		extras()->elf32->sym(p, &e);
 	return s->n++;
 }
 
@@ -449,27 +427,9 @@ size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 	return idx;
 }
 
-int addr_widths_ok(const struct arch *arch, const char *path)
-{
-	bool class32 = arch->elfclass == ELFCLASS32;
-	bool four = arch->addr_size == 4;
-
-	if (!four && arch->addr_size != 8)
-		return lp_error(path, "table", "cannot write %u-byte entries (%s)",
-				arch->addr_size, arch->name);
-	if (class32 != four)
-		return lp_error(path, "table",
-				"cannot write %u-byte entries in an ELF class %u object (%s)",
-				arch->addr_size, arch->elfclass, arch->name);
-	return 0;
-}
-
-int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
-		    const char *path)
+void addr_table_init(struct addr_table *t, const struct arch *arch, size_t n)
 {
 	memset(t, 0, sizeof(*t));
-	if (addr_widths_ok(arch, path) < 0)
-		return -1;
 	t->layout = reloc_layout_pick(arch->elfclass, arch->rela);
 	t->width = arch->addr_size;
 	t->type = arch->abs_reloc;
@@ -478,7 +438,6 @@ int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
 	t->bytes = xcalloc(1, t->bytes_size);
 	/* every entry is written by addr_table_put() */
 	t->relocs = xmalloc(t->relocs_size ? t->relocs_size : 1);
-	return 0;
 }
 
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,

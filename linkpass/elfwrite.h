@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one writer of ELF output, atomically (struct outfile): a new
- * relocatable object laid out here (elfw_new()), a copy of an object
- * with sections appended through libelf (elfw_rewrite()), or a copy
- * patched in place (elfw_patch(), elfw_put()); then elfw_commit() or
- * elfw_abort().  A table is an array of addresses with one relocation
- * each (addr_table).
+ * object (elfw_new()), a copy with sections appended through libelf
+ * (elfw_rewrite()), or a copy patched in place (elfw_patch()); then
+ * elfw_commit() or elfw_abort().
  */
 #ifndef LINKPASS_ELFWRITE_H
 #define LINKPASS_ELFWRITE_H
@@ -64,11 +62,7 @@ int elfw_rewrite(struct elfw *w, struct image *im);
 int elfw_patch(struct elfw *w, struct image *im);
 /* Write @n bytes at file offset @off of a copy made by elfw_patch(). */
 int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n);
-/*
- * Append section @name with header @tmpl (name, offset, size and
- * alignment filled in) and bytes @buf, valid until commit.  Returns
- * its index, or 0 on error.
- */
+/* Append section @name (@buf valid until commit): its index, or 0. */
 size_t elfw_add_section(struct elfw *w, const char *name,
 			const GElf_Shdr *tmpl, const void *buf, size_t size,
 			size_t align);
@@ -96,11 +90,7 @@ void elfw_syms_free(struct elfw_syms *s);
 size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 		       size_t first_global);
 
-/*
- * @n addresses, entry i = symbol + addend through one absolute
- * relocation at offset i * width, in the architecture's layout: Rel
- * keeps the addend in the entry bytes, Rela in the relocation.
- */
+/* @n addresses, each symbol + addend by one absolute relocation. */
 struct addr_table {
 	enum reloc_layout layout;
 	unsigned int width;	/* bytes per entry */
@@ -111,18 +101,12 @@ struct addr_table {
 	size_t relocs_size;
 };
 
-/* Fails, naming @path, for a layout or width it cannot write. */
-int addr_widths_ok(const struct arch *arch, const char *path);
-/* The same check, then the table's two buffers. */
-int addr_table_init(struct addr_table *t, const struct arch *arch, size_t n,
-		    const char *path);
+/* The table's two buffers, in @arch's layout and width. */
+void addr_table_init(struct addr_table *t, const struct arch *arch, size_t n);
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend);
 
-/*
- * The two halves of entry @i of an address table, in slot @at of a
- * buffer (@i - first for a piece): its relocation...
- */
+/* Entry @i of an address table, in slot @at: its relocation... */
 static __always_inline void
 addr_reloc_put(enum reloc_layout l, unsigned int width, uint32_t type,
 	       void *relocs, size_t at, size_t i, uint64_t sym, int64_t addend)

@@ -191,6 +191,7 @@ const struct extras extras_table = {
 	.nopts = ARRAY_SIZE(opts),
 	.arches = arches,
 	.narches = ARRAY_SIZE(arches),
+	.elf32 = &elf32_writer,
 	.mcount_verdict = mcount_verdict,
 	.dead_body = dead_body,
 	.stripped_start = stripped_begin,

@@ -13,6 +13,7 @@
 struct anchor_cands;
 struct anchor_store;
 struct anchors;
+struct elf32_writer;
 struct elfw;
 struct entry_set;
 struct relocs;
@@ -28,6 +29,9 @@ struct site;
 struct stripped_check;
 struct table_parts;
 struct symbol;
+
+/* elf32.c: i386's objects */
+extern const struct elf32_writer elf32_writer;
 
 /*
  * locals.c: refuse an image without local symbols that needs them,

@@ -40,20 +40,6 @@ static void order_aliases(struct func *v, size_t n)
 /* How many earlier starts to try when functions nest (rare: asm). */
 #define NEST_DEPTH 8
 
-/* Each function's reach: the ends funcs_lookup() tries from it. */
-static void set_reach(struct funcs *f)
-{
-	size_t i, k;
-
-	for (i = 0; i < f->n; i++) {
-		f->v[i].reach = f->v[i].end;
-		for (k = 1; k < NEST_DEPTH && k <= i &&
-		     f->v[i - k].shndx == f->v[i].shndx; k++)
-			if (f->v[i - k].end > f->v[i].reach)
-				f->v[i].reach = f->v[i - k].end;
-	}
-}
-
 void funcs_build(struct image *im, struct funcs *f)
 {
 	struct func *all = xcalloc(im->nsyms, sizeof(*all));
@@ -96,7 +82,6 @@ void funcs_build(struct image *im, struct funcs *f)
 		order_aliases(&f->v[i], j - i);
 		f->v[f->n++] = f->v[i];
 	}
-	set_reach(f);
 }
 
 void funcs_free(struct funcs *f)
@@ -156,10 +141,6 @@ const struct func *funcs_lookup(const struct funcs *f, uint32_t shndx,
 	long i = last_at_or_before(f, shndx, addr, hint);
 	int tries;
 
-	/* past every end tried below, and no function of size 0 at @addr */
-	if (i >= 0 && f->v[i].shndx == shndx && addr >= f->v[i].reach &&
-	    addr != f->v[i].start)
-		return NULL;
 	for (tries = 0; i >= 0 && tries < NEST_DEPTH; i--, tries++) {
 		const struct func *c = &f->v[i];
 

@@ -13,7 +13,6 @@ struct func {
 	uint32_t shndx;
 	uint64_t start;
 	uint64_t end;		/* start + size; == start for size 0 */
-	uint64_t reach;		/* the largest end funcs_lookup() tries */
 	const struct symbol *sym;
 };
 

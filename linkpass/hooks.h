@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one plug of the full tool.  The kernel takes a subset of
- * linkpass's files (kernel-files); the others add commands, options,
- * architectures and passes through the table below, which extras.c
- * defines.  Without extras.c (the kernel's build) the weak reference is
+ * The one plug of the full tool: its files (those not in kernel-files)
+ * add commands, options, architectures and passes through this table,
+ * which extras.c defines.  In the kernel's build the weak reference is
  * NULL and every hook reads as "none".  No #ifdef.
  */
 #ifndef LINKPASS_HOOKS_H
 #define LINKPASS_HOOKS_H
 
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +41,13 @@ struct symbol;
 struct sym_pass;
 struct table_parts;
 
+/* ELF32 objects (elf32.c): a 64-bit header or symbol narrowed into @out */
+struct elf32_writer {
+	void (*ehdr)(void *out, const Elf64_Ehdr *e);
+	void (*shdr)(void *out, const Elf64_Shdr *s);
+	void (*sym)(void *out, const Elf64_Sym *s);
+};
+
 struct extras {
 	/* more commands (main.c) and options (options.c), after the kernel's */
 	const struct command *commands;
@@ -48,26 +55,21 @@ struct extras {
 	const struct opt *opts;
 	size_t nopts;
 	const char *usage_note;	/* a line after the options, or NULL */
-	/*
-	 * hints naming the full tool's options, or NULL: check's "... and
-	 * N more" and zeroed entries, scan's missing anchor
-	 */
+	/* hints naming the full tool's options: check's, scan's */
 	const char *more_note, *zeroed_note, *anchor_note;
-	/* more architectures, after the kernel's (arch.c) */
+	/* more architectures, after the kernel's (arch.c), and i386's ELF32 */
 	const struct arch *const *arches;
 	size_t narches;
+	const struct elf32_writer *elf32;
 	/*
 	 * An mcount call after @fn's prologue (-pg without -mfentry);
-	 * @last: the function of the site kept before it.  The kernel's
-	 * set drops it: the kernel calls __fentry__ or has patchable entries.
+	 * @last: the function of the site kept before it.  The kernel
+	 * calls __fentry__ or has patchable entries.
 	 */
 	int (*mcount_verdict)(const struct image *im, const struct section *sec,
 			      const struct func *fn, const struct site *s,
 			      const struct func *last);
-	/*
-	 * Does the call @s, in no function, start an overridden weak
-	 * function's body (dead_body.c)?  Either way it is dropped.
-	 */
+	/* is @s, in no function, an overridden weak body's (dead_body.c)? */
 	bool (*dead_body)(const struct image *im, const struct funcs *f,
 			  const struct site *s);
 	/* the checks for discarded local symbols (locals.c, stripped.h) */
@@ -79,10 +81,7 @@ struct extras {
 	/* check --byte-audit: the sites from function entries (audit.h) */
 	int (*audit_sites)(const struct options *o, struct image *im,
 			   struct scan_result *r);
-	/*
-	 * check's error, naming --byte-audit, for an image whose code kept
-	 * no relocations (audit.c); the kernel's set gets the scan's
-	 */
+	/* check's error, naming --byte-audit, for code without -q (audit.c) */
 	int (*code_relocs)(struct image *im, const struct options *o);
 	/*
 	 * The end of check's failed summary for @fd among @entries
@@ -100,30 +99,23 @@ struct extras {
 	int (*table_write_asm)(struct image *im, const struct site *sites,
 			       size_t n, const struct anchors *a,
 			       const char *out, const struct out_gate *gate);
-	/*
-	 * table_write_elf()'s two big sections, made as they are written
-	 * (table_fill.c); the index of the relocations' section, or 0
-	 */
+	/* table_write_elf()'s two big sections, streamed (table_fill.c) */
 	size_t (*table_sections)(struct elfw *w, struct table_parts *t);
 	/* scan --stats: the counts and times, after the table is written */
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
 			   const uint64_t *ns);
 	/*
-	 * The scan without drop reasons: an entry set for the traced code
-	 * (entries.h), filled by the symbol pass (fastsyms.c), decides
-	 * most sites without the sorted function index (fastfilter.c,
-	 * pads.c: 1 or -1 where filter.c or patchable.c must judge).
+	 * The scan without drop reasons: an entry set (entries.h) filled
+	 * by the symbol pass (fastsyms.c) decides most sites without the
+	 * function index (fastfilter.c, pads.c: 1 defers to patchable.c).
 	 */
 	struct entry_set *(*entry_set)(const struct image *im,
 				       const uint8_t *traced, bool pads);
 	void (*entry_set_free)(struct entry_set *e);
 	int (*symbol_pass)(struct image *im, const struct scan_opts *o,
 			   struct sym_pass *p);
-	/*
-	 * anchor.c's candidate @idx when the symbols are read in place: a
-	 * copy, valid until anchor_cands_free(), which frees the copies
-	 */
+	/* anchor.c's candidate @idx from symbols read in place: a copy */
 	const struct symbol *(*anchor_sym)(struct anchor_cands *c,
 					   const struct image *im,
 					   uint32_t idx);
@@ -151,18 +143,10 @@ struct extras {
 	void (*heap_for_input)(uint64_t bytes);
 	/* image_release_globals() (release.c) */
 	void (*release_globals)(const struct image *im);
-	/*
-	 * scan's error for an image that names an mcount symbol and has
-	 * no site (scan_empty.c: it names --allow-empty); 0 when the
-	 * empty table may be written
-	 */
+	/* scan's error naming --allow-empty for no site, or 0 (scan_empty.c) */
 	int (*empty_table)(struct image *im, const struct options *o,
 			   const struct scan_result *r);
-	/*
-	 * The function and bytes of a place, for check's finding @kind
-	 * (enum finding) and nop's refused site (describe.c); the kernel's
-	 * set prints the address, or section + offset
-	 */
+	/* a place's function and bytes, for check and nop (describe.c) */
 	void (*describe_finding)(struct image *im, struct scan_result *r,
 				 int kind, const struct place *p, char *buf,
 				 size_t len);

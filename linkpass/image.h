@@ -76,18 +76,12 @@ struct image {
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
-/*
- * The same, but the symbols stay in place (im->syms NULL) until
- * image_symbols(): the full tool reads each once (inplace.h).
- */
+/* The same, the symbols left in place until image_symbols() (inplace.h). */
 int image_open_lazy(struct image *im, const char *path, enum image_kind kind);
 /* Decode every symbol into im->syms, checking each; once. */
 int image_symbols(struct image *im);
 
-/*
- * Entry @i of a raw symbol table (either class) into *@s, all but the
- * name; returns its st_name.  The one decoder of symbol fields.
- */
+/* Entry @i of a raw symbol table into *@s but the name; its st_name. */
 static __always_inline uint32_t
 sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 {
@@ -112,12 +106,9 @@ sym_decode_raw(bool is64, const uint8_t *syms, size_t i, struct symbol *s)
 
 void image_close(struct image *im);
 
-/*
- * Section bytes, checked to lie inside the file; never NULL for size 0.
- * NULL is an error, already reported.
- */
+/* Section bytes, in the file; never NULL for size 0; NULL: reported. */
 const uint8_t *image_section_bytes(struct image *im, struct section *s);
-/* The same, with no message on NULL: for what only describes an image. */
+/* The same, with no message on NULL. */
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
 
 /* After the symbol pass, the full tool hands pages back (release.c). */
@@ -140,10 +131,7 @@ struct section *image_section_at(struct image *im, uint64_t addr);
 /* A defined symbol by name (first match), or NULL. */
 struct symbol *image_find_symbol(struct image *im, const char *name);
 
-/*
- * image_find_symbol() of each of @n names, in one pass: out[i], and
- * found[i] whether there is one.  Fails only on a bad symbol (reported).
- */
+/* image_find_symbol() of @n names in one pass: out[i] if found[i]. */
 int image_find_symbols(struct image *im, const char *const *names, size_t n,
 		       struct symbol *out, bool *found);
 
@@ -155,10 +143,7 @@ static inline enum reloc_layout image_reloc_layout(const struct image *im,
 				 rsec->sh.sh_type == SHT_RELA);
 }
 
-/*
- * The relocation section that applies to @target at link time (in a
- * linked image the static one, kept by -q), or NULL.
- */
+/* The static relocation section of @target (kept by -q), or NULL. */
 struct section *image_relocs_of(struct image *im,
 				const struct section *target);
 /* View a relocation section in place, checking its links and sizes. */

@@ -13,24 +13,15 @@
 /* How far before an entry its M nops may start (M <= 64 instructions). */
 #define PAD_PRE_ENTRY_MAX 256
 
-/*
- * The listed addresses, as candidate sites (SITE_KEPT, CALL_NONE) into
- * *@out, *@n of them; 1 for an object without a list (nothing to
- * trace), -1 after an error line.  Decodes the symbols.
- */
+/* The listed addresses as candidates; 1: an object without a list. */
 int patchable_read(struct image *im, struct site **out, size_t *n);
 
-/*
- * A run of @n pad nops in @sec from @addr (an address, or in an object
- * a section offset): true with its end in *@end.  @sec's bytes loaded.
- */
+/* A run of @n pad nops in @sec from @addr: true, its end in *@end. */
 bool pad_run(const struct image *im, const struct section *sec,
 	     uint64_t addr, unsigned int n, uint64_t *end);
 /*
- * The live function that the nops from @addr run into: the function M
- * nops before whose entry a pad starts; NULL when there is none.  No
- * function may cover @addr (funcs_lookup() says NULL: the caller has
- * asked).  @hint as for funcs_lookup().  @sec's bytes must be loaded.
+ * The live function that the nops from @addr, which no function
+ * covers, run into; or NULL.  @hint as for funcs_lookup().
  */
 const struct func *pad_before_entry(const struct image *im,
 				    const struct funcs *f,
@@ -39,10 +30,7 @@ const struct func *pad_before_entry(const struct image *im,
 /* Where @fn's pad after the entry begins: past its landing pad, if any. */
 uint64_t pad_entry(const struct image *im, const struct section *sec,
 		   const struct func *fn);
-/*
- * Does @addr start the pad of @fn that o->pad_n and o->pad_m describe:
- * M nops that end at its start, N - M after pad_entry()?
- */
+/* Does @addr start @fn's pad of o->pad_n, o->pad_m nops? */
 bool pad_fits(const struct image *im, const struct scan_opts *o,
 	      const struct section *sec, const struct func *fn, uint64_t addr);
 /* The counts of --stats for a list of @n entries. */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Decoding one relocation from a section read in place.  The layout
- * (Rel or Rela, 32- or 64-bit) is chosen once per image; callers pass it
- * as a constant to an always-inline loop so the compiler makes one copy
- * of the loop per layout instead of testing the layout per entry.
+ * Relocations read in place.  The layout (Rel or Rela, 32 or 64 bits)
+ * is chosen once; loops take it as a constant (RELOC_DISPATCH), one
+ * copy per layout.
  */
 #ifndef LINKPASS_RELOCS_H
 #define LINKPASS_RELOCS_H
@@ -84,11 +83,7 @@ static inline size_t reloc_entsize(enum reloc_layout l)
 		}						\
 	} while (0)
 
-/*
- * Word @k (0: r_offset, 1: r_info, 2: r_addend) of entry @i.  The mapped
- * data may be unaligned for the entry's type, so it is copied out with
- * memcpy (the compiler turns it into a plain load).
- */
+/* Word @k (r_offset, r_info, r_addend) of entry @i; may be unaligned. */
 static __always_inline uint64_t
 reloc_word(enum reloc_layout l, const void *base, size_t i, unsigned int k)
 {
@@ -139,11 +134,7 @@ reloc_get(enum reloc_layout l, const void *base, size_t i, struct reloc *r)
 	r->addend = reloc_is64(l) ? (int64_t)addend : (int32_t)addend;
 }
 
-/*
- * Encode @r as entry @i of a relocation array in layout @l.  Rel
- * layouts have no addend field: the caller puts r->addend in the
- * relocated bytes (see table_entry_put()).
- */
+/* Encode @r as entry @i; Rel's addend is the caller's to place. */
 static inline void reloc_put(enum reloc_layout l, void *base, size_t i,
 			     const struct reloc *r)
 {

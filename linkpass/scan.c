@@ -197,6 +197,14 @@ int scan_pads(struct image *im, const struct scan_opts *o,
 	return ret > 0 ? scan_list(im, o, r) : ret;
 }
 
+int find_sites(struct image *im, const struct scan_opts *o,
+	       const struct scan_want *want, struct scan_result *r)
+{
+	if (o->patchable)
+		return scan_pads(im, o, want, r);
+	return scan_image(im, o, want, r);
+}
+
 int scan_finish(struct scan_result *r)
 {
 	int ret = 0;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The whole-image scans (site.h has what they give), one per source
- * of sites: the calls to the mcount symbols in the relocations kept by
- * -q, or the compiler's __patchable_function_entries list.
+ * The whole-image scans (site.h has what they give): the mcount calls
+ * in the relocations kept by -q, or the patchable-entry list.
  */
 #ifndef LINKPASS_SCAN_H
 #define LINKPASS_SCAN_H
@@ -13,11 +12,7 @@ struct table_bounds;
 
 /* What a scan must do besides finding the kept sites. */
 struct scan_want {
-	/*
-	 * Judge every dropped site (r->dropped) with the sorted function
-	 * index (r->funcs).  The kernel's set always does; the full tool
-	 * without it decides the kept sites by its entry set (hooks.h).
-	 */
+	/* judge every site with the function index (else: hooks.h) */
 	bool reasons;
 	bool anchors;			/* also r->anchors */
 	struct table_bounds *bounds;	/* also the table's bounds, or NULL */
@@ -34,11 +29,11 @@ int scan_image(struct image *im, const struct scan_opts *o,
 /* --patchable-entries: the listed pads, as scan_image() gives its calls. */
 int scan_pads(struct image *im, const struct scan_opts *o,
 	      const struct scan_want *want, struct scan_result *r);
-/*
- * After scan_want.stripped_later: wait for the stripped-objects check;
- * 0 when the result stands, or -1 after its error line.
- */
+/* After scan_want.stripped_later: the stripped-objects check's verdict. */
 int scan_finish(struct scan_result *r);
 void scan_result_free(struct scan_result *r);
+/* scan_image(), or scan_pads() with --patchable-entries. */
+int find_sites(struct image *im, const struct scan_opts *o,
+	       const struct scan_want *want, struct scan_result *r);
 
 #endif

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "anchor.h"
-#include "find.h"
 #include "options.h"
+#include "scan.h"
 #include "util.h"
 
 /* The verdicts' names, short. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A site, and what finding the sites of an image takes and gives
- * (find.h).  Every candidate gets a verdict; a dropped one is kept too,
+ * (scan.h).  Every candidate gets a verdict; a dropped one is kept too,
  * with its reason, so that check can explain stale entries.
  */
 #ifndef LINKPASS_SITE_H

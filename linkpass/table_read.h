@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reading back the table linked into an image: between a start/stop
- * symbol pair, else the whole __mcount_loc section; the bytes corrected
- * by the image's dynamic relocations (a PIE's, or arm64's relocatable
- * vmlinux, may hold the value only there).  And a relocatable object's
- * table, read through its relocations.
+ * Reading back the table linked into an image (between a start/stop
+ * pair, else __mcount_loc), its bytes corrected by the dynamic
+ * relocations (arm64's relocatable vmlinux); and an object's table.
  */
 #ifndef LINKPASS_TABLE_READ_H
 #define LINKPASS_TABLE_READ_H
@@ -23,10 +21,7 @@ struct table {
 	size_t n;
 };
 
-/*
- * The names that may bound the table (--start-sym/--stop-sym, or the
- * pairs of mcount-table.h), looked up by the scan's symbol pass.
- */
+/* The names that may bound the table, found by the symbol pass. */
 #define TABLE_BOUND_NAMES 4
 struct table_bounds {
 	const char *names[TABLE_BOUND_NAMES];
@@ -64,11 +59,7 @@ int table_read_bounds(struct image *im, struct table_bounds *b,
 		      struct table *t);
 void table_free(struct table *t);
 
-/*
- * A relocatable object's table section @sec: each entry, symbol +
- * addend, as a place, in table order; *@v (NULL for none) is the
- * caller's to free.
- */
+/* An object's table @sec: each entry as a place, in table order. */
 int table_read_object(struct image *im, struct section *sec,
 		      struct place **v, size_t *n);
 

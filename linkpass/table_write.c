@@ -122,9 +122,8 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	size_t i;
 	int ret = -1;
 
-	if (extras()->table_sections ? addr_widths_ok(arch, out) < 0 :
-	    addr_table_init(&at, arch, n, out) < 0)
-		return -1;
+	if (!extras()->table_sections)
+		addr_table_init(&at, arch, n);
 	sym_of = anchor_syms(im, a);
 	t.sym_of = sym_of;
 	for (i = 0; !extras()->table_sections && i < n; i++)

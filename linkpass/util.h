@@ -20,10 +20,7 @@ enum {
 	EXIT_ERROR = 2,		/* bad input, usage, I/O */
 };
 
-/*
- * Print "linkpass: <file>: <place>: <cause>" on stderr; @file and @place
- * may be NULL.  Returns -1, for "return lp_error(...)".
- */
+/* "linkpass: <file>: <place>: <cause>" on stderr; returns -1. */
 int lp_error(const char *file, const char *place, const char *fmt, ...)
 	__printf(3, 4);
 /* Same, for libelf failures: appends elf_errmsg(-1). */
@@ -38,11 +35,9 @@ char *xstrdup(const char *s);
 uint64_t now_ns(void);
 
 /*
- * An output file that appears complete or not at all: data goes to a
- * temp file in the target's directory; out_commit() renames it over the
- * target, out_abort() removes it.  A device or pipe target (/dev/null)
- * is written in place (direct): renaming over it would replace the
- * device node itself.
+ * An output file that appears complete or not at all: a temp file
+ * beside the target, renamed over it by out_commit().  A device or
+ * pipe (/dev/null) is written in place (direct).
  */
 struct out_gate;
 
@@ -54,11 +49,7 @@ struct outfile {
 	const struct out_gate *gate;	/* out_open() sets NULL */
 };
 
-/*
- * A last word before an output takes the target's place: a non-zero
- * fn(arg) (which has printed why) abandons the file.  The scan's table
- * waits so for the stripped-objects check, which runs meanwhile.
- */
+/* The last word before the rename: non-zero fn(arg) abandons the file. */
 struct out_gate {
 	int (*fn)(void *arg);
 	void *arg;
