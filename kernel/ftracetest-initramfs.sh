@@ -69,6 +69,12 @@ if [ -n "$moddir" ]; then
 	rm -f "$root/lib/modules/$(basename "$moddir")/build" \
 		"$root/lib/modules/$(basename "$moddir")/source"
 fi
+# users and groups besides root: the ownership cases (00basic) chown
+# and chgrp tracefs files to another one they look up here
+mkdir -p "$root/etc"
+printf '%s\n' root:x:0:0:root:/:/bin/sh daemon:x:1:1:daemon:/:/bin/false \
+	nobody:x:65534:65534:nobody:/:/bin/false >"$root/etc/passwd"
+printf '%s\n' root:x:0: daemon:x:1: nogroup:x:65534: >"$root/etc/group"
 if [ "$(id -u)" = 0 ]; then
 	mknod -m 600 "$root/dev/console" c 5 1
 fi
