@@ -102,6 +102,7 @@ cases=$(for d in $only; do find "test.d/$d" -name '*.tc'; done | sort)
 echo "LPFT-BEGIN $(uname -r) $(echo $cases | wc -w)"
 for t in $cases; do
 	name=${t#test.d/}
+	name=${name#./}
 	echo "LPFT-CASE $name"
 	rm -rf /tmp/ftlog /tmp/ftout
 	t0=$(date +%s)
