@@ -2,8 +2,10 @@
 # on a boot log captured from a real run (the stock 7.3 x86_64 gcc
 # kernel, the 00basic and direct suites, LINKPASS_FTRACETEST_ONLY),
 # without booting anything.  The ground truth is ftracetest's own
-# count lines ("# of passed:  N", ...), which that run printed for
-# every case file.
+# count lines ("# of passed:  N", ...): the /init of that run printed
+# ftracetest's whole output for every case file (today's prints it
+# only where ftracetest failed); the xtrace lines of the failing cases'
+# logs were left out of the file to keep it short.
 
 import re
 import subprocess
