@@ -21,7 +21,8 @@
 #   make test-ftracetest   the kernel's own ftracetest on the 7.3 x86_64
 #                          gcc pair, stock and ours, verdicts compared
 #                          case by case (kernel/test-ftracetest.sh;
-#                          about an hour; not part of make test)
+#                          two boots of 15-20 minutes each under TCG,
+#                          plus the builds; not part of make test)
 #
 # make test's kernels are cut to fit its hour on this 2-core machine:
 # the backports run in test-kernel-all only (KERNELS_APPLY_ONLY=6.12
