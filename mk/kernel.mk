@@ -18,6 +18,11 @@
 #   make test-kernel-big   7.3 x86_64 gcc with kernel/config.sh's big
 #                          profile (defconfig, debug info and BTF,
 #                          about 300 modules), one incremental round
+#   make test-ftracetest   the kernel's own ftracetest on the 7.3 x86_64
+#                          gcc pair, stock and ours, verdicts compared
+#                          case by case (kernel/test-ftracetest.sh;
+#                          two boots of 15-20 minutes each under TCG,
+#                          plus the builds; not part of make test)
 #
 # make test's kernels are cut to fit its hour on this 2-core machine:
 # the backports run in test-kernel-all only (KERNELS_APPLY_ONLY=6.12
@@ -29,7 +34,7 @@ KERNELS_SORTTABLE_FIX ?= 6.12:x86_64:clang
 KERNELS_APPLY_ONLY ?=
 KERNELS_ALL := 7.3:gcc 7.3:arm64:gcc 7.3:riscv64:gcc 6.12 6.12:arm64 6.12:riscv64 6.1
 
-.PHONY: test-kernel test-kernel-all test-kernel-big series
+.PHONY: test-kernel test-kernel-all test-kernel-big test-ftracetest series
 
 # The kernel patch series, written into build/series/VERSION/: the
 # tool's patches made from linkpass/ (kernel/series/tool/), then the
@@ -52,6 +57,9 @@ KERNELS_BIG ?= 7.3:gcc
 test-kernel-big: linkpass/linkpass
 	KERNELS="$(KERNELS_BIG)" KERNELS_SORTTABLE_FIX= LINKPASS_KERNEL_PROFILE=big \
 		LINKPASS_KERNEL_ROUNDS=$(or $(LINKPASS_KERNEL_ROUNDS),1) kernel/test-kernel.sh
+
+test-ftracetest:
+	kernel/test-ftracetest.sh
 
 ifneq ($(SKIP_KERNEL),1)
 test: test-kernel
