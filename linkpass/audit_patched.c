@@ -154,7 +154,8 @@ int patched_read(struct image *im, struct patched *p)
 			return -1;
 		}
 	/* merged into disjoint ranges, for one binary search a question */
-	qsort(p->v, p->n, sizeof(*p->v), cmp_range);
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_range);
 	for (i = 0; i < p->n; i++) {
 		if (k && p->v[i].start <= p->v[k - 1].end) {
 			if (p->v[i].end > p->v[k - 1].end)
