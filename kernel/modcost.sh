@@ -11,8 +11,10 @@
 # command line in .MODULE.ko.cmd; ko_step_cost replays it for every
 # module of our build, into a scratch directory: all the ld -r links,
 # then all the linkpass steps on what they wrote, ROUNDS times
-# interleaved, and takes the median of each sum.  Stock's x86_64 .ko
-# rule is the ld -r alone (its table comes from the compiler).
+# interleaved, and takes the median of each sum.  Stock's 7.x .ko rule
+# is the ld -r alone (its table comes from the compiler).  On 6.1 the
+# rule ends with the architecture's module postlink, which stock runs
+# too: there it is counted in ours.
 #
 # Sets ko_count (modules replayed), ko_ld_ms (their links, summed) and
 # ko_lp_ms (our steps, summed).
