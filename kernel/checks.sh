@@ -313,7 +313,7 @@ check_modules() {
 # built_modules (tables that pass), ko_files, and the sites of all
 # modules, ours and stock's (all_module_entries, stock_all_module_entries).
 check_built_modules() {
-	local lb sb ko bad=0 c
+	local lb sb ko bad=0 c n
 	lb=$(bdir_of lp)
 	sb=$(bdir_of stock)
 	built_modules=0 ko_files=0 all_module_entries=0 stock_all_module_entries=0
@@ -334,8 +334,8 @@ check_built_modules() {
 	done < <(built_kos "$lb")
 	check "every module of our build has its table and passes linkpass check: $built_modules of $ko_files .ko files; sites in all modules: ours $all_module_entries, stock $stock_all_module_entries" \
 		"$(is "$ko_files" -gt 0 -a "$built_modules" = "$ko_files")"
-	check "stock built the same modules ($(built_kos "$sb" | wc -l) .ko files)" \
-		"$(is "$(built_kos "$sb" | wc -l)" = "$ko_files")"
+	n=$(built_kos "$sb" | wc -l)
+	check "stock built the same modules ($n .ko files)" "$(is "$n" = "$ko_files")"
 	if [ "$(profile_of)" = big ]; then
 		check "the big profile built at least 200 modules ($built_modules)" \
 			"$(is "$built_modules" -ge 200)"
