@@ -12,6 +12,7 @@ by hand in the kernel's formats (arch/*/include/asm/jump_label.h and
 alternative*.h of Linux 7.3: each names its code by a PC-relative
 s32), and linked without libc and without relocations kept.
 """
+import pathlib
 import re
 
 import pytest
@@ -322,3 +323,25 @@ SECTIONS {
     assert re.search(r"\.data\.\.percpu\s+PROGBITS\s+0+\s", out), out
     lines = linkpass.run("dump", image).stdout.splitlines()
     assert lines[1] == "0x0000000000000000 <none> <none>", lines
+
+
+def test_independent_count_agrees(tmp_path, linkpass):
+    """kernel/nm-count.py, which shares no code with linkpass (nm and
+    readelf only), counts what the audit reports: the docs compare the
+    two on Debian's shipped images."""
+    require_tools("nm", "readelf")
+    count = pathlib.Path(__file__).resolve().parent.parent / "kernel" / "nm-count.py"
+    for image, before in ((rvc_image(tmp_path), 8),
+                          (build(tmp_path, "aarch64", (4, 2), "\tmov x0, x1",
+                                 "", name="arm"), 8)):
+        status, proc = linkpass.check(image, "--byte-audit",
+                                      "--patchable-entries")
+        assert status == 0 and summary(proc).endswith(
+            "ok: 1 table entries (section __mcount_loc) "
+            "match the 1 call sites"), proc.stdout
+        line = run(["/usr/bin/python3", count, image, str(before)]).stdout
+        assert line == (f"{image}: entries=1 zero=0 at_function_start=1 "
+                        "in_no_function=0\n"), line
+        # the entry counted at the pad's end instead: at no start
+        line = run(["/usr/bin/python3", count, image, "0"]).stdout
+        assert "at_function_start=0" in line, line
