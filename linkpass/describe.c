@@ -117,6 +117,9 @@ void describe_finding(struct image *im, struct scan_result *r, int kind,
 	char where[512], bytes[64];
 	size_t at;
 
+	/* a scan without drop reasons has no function index: build it */
+	if (!r->funcs.v && image_symbols(im) == 0)
+		funcs_build(im, &r->funcs);
 	if (im->ehdr.e_type == ET_REL) {
 		describe_place(im, &r->funcs, p, buf, len);
 		at = strlen(buf);
