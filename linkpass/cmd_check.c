@@ -201,7 +201,7 @@ static int check_object(struct check *c)
 	const struct options *o = c->o;
 	struct image *im = c->im;
 	struct section *sec = image_find_section(im, MCOUNT_SECTION);
-	struct place *t = NULL, *sorted = NULL, *s = NULL;
+	struct place *t = NULL, *s = NULL;
 	struct scan_result r;
 	size_t n = 0, i;
 	int ret = EXIT_ERROR;
@@ -227,16 +227,13 @@ static int check_object(struct check *c)
 		    check_listing(c, ++c->fd.unordered))
 			printf("unordered entry %zu before entry %zu\n", i, i - 1);
 	check_more(c, "unordered", c->fd.unordered);
-	sorted = xcalloc(n ? n : 1, sizeof(*sorted));
 	if (n)
-		memcpy(sorted, t, n * sizeof(*t));
-	qsort(sorted, n, sizeof(*sorted), cmp_place);
+		qsort(t, n, sizeof(*t), cmp_place);
 	s = site_places(&r, true);
-	check_merge(c, sorted, n, s, r.nkept);
+	check_merge(c, t, n, s, r.nkept);
 	ret = check_verdict(c, sec, n, r.nkept, "section " MCOUNT_SECTION);
 out_free:
 	free(s);
-	free(sorted);
 	free(t);
 out_free_scan:
 	scan_result_free(&r);
