@@ -280,19 +280,6 @@ static struct place *live_entries(const struct table *t, size_t *n,
 	return v;
 }
 
-/* The common case: the table is exactly the sites, nothing to list. */
-static bool agree(const struct scan_result *r, const struct place *v,
-		  size_t n)
-{
-	size_t i;
-
-	if (n != r->nkept)
-		return false;
-	for (i = 0; i < n && v[i].off == r->kept[i].addr; i++)
-		;
-	return i == n;
-}
-
 static int check_linked(struct check *c)
 {
 	const struct options *o = c->o;
@@ -330,13 +317,9 @@ static int check_linked(struct check *c)
 		printf(ZEROED_LINE, c->fd.zeroed,
 		       o->allow_zeroed || !extras()->zeroed_note ? "" :
 		       extras()->zeroed_note);
-	if (!o->byte_audit && !agree(&r, v, n) &&
-	    extras()->describe_finding) {
-		/* findings to explain: scan again with the drop reasons */
-		scan_result_free(&r);
-		if (find_sites(im, &o->scan, &scan_explained, &r) < 0)
-			goto out_free;
-	}
+	if (extras()->explain_sites &&
+	    extras()->explain_sites(im, o, &r, v, n) < 0)
+		goto out_free;
 	order_faults(c, &t);
 	/* where the two agree, only --sites can find something */
 	s = site_places(&r, false);
