@@ -351,8 +351,9 @@ static void distinct_sites(struct nop_job *j)
 	j->n = k;
 }
 
-static int nop_file(const struct options *o, const char *path)
+int cmd_nop(struct options *o)
 {
+	const char *path = o->image;
 	struct nop_job j = { .o = o };
 	struct image im;
 	int ret = -1;
@@ -382,10 +383,5 @@ out_free:
 	free(j.rels);
 out_close:
 	image_close(&im);
-	return ret;
-}
-
-int cmd_nop(struct options *o)
-{
-	return options_each_file(o, nop_file);
+	return ret ? EXIT_ERROR : EXIT_OK;
 }

@@ -133,8 +133,9 @@ static int check_alignments(const struct image *im)
 	return 0;
 }
 
-static int process(const struct options *o, const char *path)
+int cmd_obj(struct options *o)
 {
+	const char *path = o->image;
 	struct scan_result r;
 	struct image im;
 	int ret = -1;
@@ -164,10 +165,5 @@ static int process(const struct options *o, const char *path)
 	scan_result_free(&r);
 out_close:
 	image_close(&im);
-	return ret;
-}
-
-int cmd_obj(struct options *o)
-{
-	return options_each_file(o, process);
+	return ret ? EXIT_ERROR : EXIT_OK;
 }

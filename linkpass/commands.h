@@ -14,7 +14,7 @@ enum operands {
 /* A line of main()'s command table (hooks.h adds the full tool's). */
 struct command {
 	const char *name;
-	int (*run)(struct options *o);
+	int (*run)(struct options *o);	/* on o->image: the exit status */
 	unsigned int bit;	/* CMD_*: which options it takes */
 	enum operands operands;
 	const char *synopsis;	/* the operands, in the usage */

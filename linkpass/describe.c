@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Naming addresses in the full tool's output: dump's and sites' lines,
- * and the function and bytes of a place in check's findings and nop's
- * errors (hooks of hooks.h: the kernel's set prints the place alone).
+ * and the function and bytes of a place in check's findings (for which
+ * check scans again with the drop reasons) and nop's errors (hooks of
+ * hooks.h: the kernel's set prints the place alone).
  */
 #include "describe.h"
 #include "findings.h"
 #include "patchable.h"
+#include "scan.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -117,6 +119,9 @@ void describe_finding(struct image *im, struct scan_result *r, int kind,
 	char where[512], bytes[64];
 	size_t at;
 
+	/* a scan without drop reasons has no function index: build it */
+	if (!r->funcs.v && image_symbols(im) == 0)
+		funcs_build(im, &r->funcs);
 	if (im->ehdr.e_type == ET_REL) {
 		describe_place(im, &r->funcs, p, buf, len);
 		at = strlen(buf);
@@ -138,6 +143,28 @@ void describe_finding(struct image *im, struct scan_result *r, int kind,
 		 (unsigned long long)p->off, where,
 		 describe_bytes(im, p->off, bytes, sizeof(bytes)),
 		 d ? "; call " : "", d ? verdict_name[d->verdict] : "");
+}
+
+/* The common case: the table is exactly the sites, nothing to list. */
+static bool agree(const struct scan_result *r, const struct place *v,
+		  size_t n)
+{
+	size_t i;
+
+	if (n != r->nkept)
+		return false;
+	for (i = 0; i < n && v[i].off == r->kept[i].addr; i++)
+		;
+	return i == n;
+}
+
+int explain_sites(struct image *im, const struct options *o,
+		  struct scan_result *r, const struct place *v, size_t n)
+{
+	if (o->byte_audit || agree(r, v, n))
+		return 0;
+	scan_result_free(r);
+	return find_sites(im, &o->scan, &scan_explained, r);
 }
 
 void describe_nop_site(struct image *im, const struct place *p,

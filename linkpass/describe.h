@@ -8,6 +8,7 @@
 
 #include "funcs.h"
 #include "image.h"
+#include "options.h"
 #include "site.h"
 
 /* For check's findings and the sites command. */
@@ -53,6 +54,13 @@ const struct func *describe_pad_of(struct image *im, const struct funcs *f,
  */
 void describe_finding(struct image *im, struct scan_result *r, int kind,
 		      const struct place *p, char *buf, size_t len);
+/*
+ * check's linked image: unless the table's @n live entries @v are
+ * exactly @r's sites (or --byte-audit gave them), scan again with the
+ * drop reasons, for describe_finding() to explain what differs.
+ */
+int explain_sites(struct image *im, const struct options *o,
+		  struct scan_result *r, const struct place *v, size_t n);
 /* nop's words for a refused site @p, at @off of @sec (or NULL) */
 void describe_nop_site(struct image *im, const struct place *p,
 		       struct section *sec, uint64_t off, char *buf,

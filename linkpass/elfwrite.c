@@ -225,11 +225,6 @@ size_t elfw_add_section(struct elfw *w, const char *name,
 	return w->nsecs++;
 }
 
-GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx)
-{
-	return &w->secs[idx].sh;
-}
-
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return a > 1 ? (v + a - 1) / a * a : v;
@@ -423,7 +418,7 @@ size_t elfw_add_symtab(struct elfw *w, struct elfw_syms *s,
 
 	if (!idx || !stridx)
 		return 0;
-	elfw_shdr(w, idx)->sh_link = (uint32_t)stridx;
+	w->secs[idx].sh.sh_link = (uint32_t)stridx;
 	return idx;
 }
 
@@ -443,7 +438,9 @@ void addr_table_init(struct addr_table *t, const struct arch *arch, size_t n)
 void addr_table_put(struct addr_table *t, size_t i, uint64_t sym,
 		    int64_t addend)
 {
-	RELOC_DISPATCH(t->layout, addr_table_put_l, t, i, sym, addend);
+	addr_reloc_put(t->layout, t->width, t->type, t->relocs, i, i, sym,
+		       addend);
+	addr_value_put(t->layout, t->width, t->bytes, i, addend);
 }
 
 void addr_table_free(struct addr_table *t)

@@ -66,8 +66,6 @@ int elfw_put(struct elfw *w, uint64_t off, const void *bytes, size_t n);
 size_t elfw_add_section(struct elfw *w, const char *name,
 			const GElf_Shdr *tmpl, const void *buf, size_t size,
 			size_t align);
-/* The header of section @idx of a new object, to set links later. */
-GElf_Shdr *elfw_shdr(struct elfw *w, size_t idx);
 int elfw_commit(struct elfw *w);
 /* Write @n bytes at @buf to @fd whole, resuming after short writes. */
 int write_all(int fd, const void *buf, size_t n, const char *path);
@@ -135,15 +133,6 @@ addr_value_put(enum reloc_layout l, unsigned int width, uint8_t *bytes,
 
 		memcpy(bytes + at * 4, &v, 4);
 	}
-}
-
-/* The same with the layout a constant (addr_table_put() switches). */
-static __always_inline void
-addr_table_put_l(enum reloc_layout l, struct addr_table *t, size_t i,
-		 uint64_t sym, int64_t addend)
-{
-	addr_reloc_put(l, t->width, t->type, t->relocs, i, i, sym, addend);
-	addr_value_put(l, t->width, t->bytes, i, addend);
 }
 
 void addr_table_free(struct addr_table *t);

@@ -209,6 +209,7 @@ const struct extras extras_table = {
 	.empty_table = scan_empty_table,
 	.describe_finding = describe_finding,
 	.describe_nop_site = describe_nop_site,
+	.explain_sites = explain_sites,
 	.usage_note = USAGE_NOTE,
 	.more_note = " (--max-list=0 lists all)",
 	.zeroed_note = " (--allow-zeroed accepts them)",

@@ -153,6 +153,10 @@ struct extras {
 	void (*describe_nop_site)(struct image *im, const struct place *p,
 				  struct section *sec, uint64_t off, char *buf,
 				  size_t len);
+	/* check: @r again, with drop reasons, unless it is the table @v */
+	int (*explain_sites)(struct image *im, const struct options *o,
+			     struct scan_result *r, const struct place *v,
+			     size_t n);
 };
 
 extern const struct extras extras_table __weak;

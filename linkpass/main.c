@@ -56,8 +56,7 @@ static void usage(FILE *f)
 }
 
 /* Check the operands: one IMAGE, or one or more files. */
-static enum parsed take_operands(const struct command *cmd, int argc,
-				 char **argv, struct options *o)
+static enum parsed take_operands(const struct command *cmd, int argc)
 {
 	if (cmd->operands == OBJECTS && optind >= argc)
 		return usage_error(cmd->name, "expected one or more FILE.o");
@@ -65,9 +64,6 @@ static enum parsed take_operands(const struct command *cmd, int argc,
 		return usage_error(cmd->name, "expected one or more IMAGE or FILE.o");
 	if (cmd->operands == ONE_IMAGE && optind != argc - 1)
 		return usage_error(cmd->name, "expected exactly one IMAGE");
-	o->image = argv[optind];
-	o->files = &argv[optind];
-	o->nfiles = argc - optind;
 	return PARSE_RUN;
 }
 
@@ -76,7 +72,7 @@ int main(int argc, char **argv)
 	const struct command *cmd = NULL;
 	struct options o;
 	enum parsed parsed;
-	int ret = EXIT_ERROR;
+	int ret = EXIT_ERROR, status;
 	size_t i;
 
 	/* no command: the usage; --help: the same, asked for */
@@ -94,14 +90,19 @@ int main(int argc, char **argv)
 	options_init(&o);
 	parsed = options_parse(cmd->name, cmd->bit, argc, argv, &o);
 	if (parsed == PARSE_RUN)
-		parsed = take_operands(cmd, argc, argv, &o);
+		parsed = take_operands(cmd, argc);
 	if (parsed == PARSE_RUN)
 		parsed = opts_valid(cmd->name, cmd->bit, &o);
 	if (parsed == PARSE_HELP) {
 		usage(stdout);
 		ret = EXIT_OK;
 	} else if (parsed == PARSE_RUN) {
-		ret = cmd->run(&o);
+		/* obj, nop: each FILE in turn; the status is the worst one */
+		for (ret = EXIT_OK; optind < argc; optind++) {
+			o.image = argv[optind];
+			status = cmd->run(&o);
+			ret = status > ret ? status : ret;
+		}
 	}
 	options_free(&o);
 	return ret;

@@ -244,17 +244,6 @@ enum parsed options_parse(const char *name, unsigned int cmd, int argc,
 	return ret;
 }
 
-int options_each_file(const struct options *o,
-		      int (*fn)(const struct options *o, const char *path))
-{
-	int i, failed = 0;
-
-	for (i = 0; i < o->nfiles; i++)
-		if (fn(o, o->files[i]) < 0)
-			failed++;
-	return failed ? EXIT_ERROR : EXIT_OK;
-}
-
 enum parsed opts_valid(const char *name, unsigned int cmd,
 		       const struct options *o)
 {

@@ -32,9 +32,7 @@ enum out_format { FORMAT_ELF, FORMAT_ASM };
 enum site_expect { SITES_ANY, SITES_CALL, SITES_NOP };
 
 struct options {
-	const char *image;	/* the IMAGE (obj, nop: the first FILE) */
-	char **files;		/* obj, nop: every FILE */
-	int nfiles;
+	const char *image;	/* the IMAGE, or (obj, nop) one FILE in turn */
 	const char *output;
 	bool stats;
 	bool fsync;		/* fsync outputs before the rename */
@@ -101,8 +99,5 @@ enum parsed usage_error(const char *cmd, const char *fmt, ...)
 	__printf(2, 3);
 /* The option lines of the usage text; @cmd_names: by CMD_* bit. */
 void options_usage(FILE *f, const char *const *cmd_names);
-/* @fn on each FILE of @o: EXIT_ERROR when any failed (each said why). */
-int options_each_file(const struct options *o,
-		      int (*fn)(const struct options *o, const char *path));
 
 #endif

@@ -88,7 +88,7 @@ static int add_sections(struct elfw *w, const struct image *im,
 	if (!reli || !symi ||
 	    !elfw_add_section(w, ".note.GNU-stack", &note, NULL, 0, 1))
 		return -1;
-	elfw_shdr(w, reli)->sh_link = (uint32_t)symi;
+	w->secs[reli].sh.sh_link = (uint32_t)symi;
 	return 0;
 }
 
