@@ -52,6 +52,9 @@ def test_sections_twice_replaces_the_first(linkpass, policy_image):
     (["dump", "--format=elf", "IMG"], "linkpass: dump: unrecognized option '--format=elf'"),
     (["scan", "--format=xml", "IMG", "-o", "x"], "linkpass: scan: unknown format 'xml' (elf or asm)"),
     (["scan", "--bogus", "IMG", "-o", "x"], "linkpass: scan: unrecognized option '--bogus'"),
+    # another command's option, its argument the next word: the option named
+    (["check", "-o", "x", "IMG"], "linkpass: check: unrecognized option '-o'"),
+    (["check", "--output", "x", "IMG"], "linkpass: check: unrecognized option '--output'"),
 ])
 def test_usage_error_is_one_line_with_a_hint(linkpass, tmp_path, args,
                                              message):
