@@ -370,6 +370,9 @@ static const char *bad_option(char **argv, int c)
 		shortopt[1] = (char)optopt;
 		return shortopt;
 	}
+	/* a known option whose argument was the next word: the option */
+	if (c != '?' && optarg && optarg == argv[optind - 1])
+		return argv[optind - 2];
 	return argv[optind - 1];
 }
 

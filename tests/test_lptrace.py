@@ -465,6 +465,9 @@ def test_cli_help_and_errors(tmp_path):
              f"lptrace: {missing}: No such file or directory"),
             (("report", "-x"),
              "lptrace: report: unrecognized option '-x' (see 'lptrace report --help')"),
+            # record's option, its argument the next word: the option named
+            (("report", "-o", "x"),
+             "lptrace: report: unrecognized option '-o' (see 'lptrace report --help')"),
             (("record", "-N", "a*", "--", "true"),
              "lptrace: record: the runtime has no exclude list: filter when "
              "reading (report -N GLOB) (see 'lptrace record --help')"),
