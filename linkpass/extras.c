@@ -202,6 +202,7 @@ const struct extras extras_table = {
 	.verdict_note = audit_verdict_note,
 	.read_dynamic = image_read_dynamic,
 	.ehdr_anchor = ehdr_anchor,
+	.dynsym_value = dynsym_value,
 	.forced_anchor = forced_anchor,
 	.table_write_asm = table_write_asm,
 	.table_sections = table_fill_sections,

@@ -48,6 +48,13 @@ bool dead_body(const struct image *im, const struct funcs *f,
 void huge_hint(void *p, size_t size);
 void heap_for_input(uint64_t bytes);
 
+/*
+ * table_dyn.c: the value of symbol @sym of the dynamic symbol table of
+ * relocation section @rs, for a PIE's table
+ */
+int dynsym_value(struct image *im, const struct section *rs, uint64_t sym,
+		 uint64_t *value);
+
 /* release.c: image_release_globals() */
 void image_release_globals_pages(const struct image *im);
 

@@ -92,6 +92,9 @@ struct extras {
 	/* a shared library: im->interposable, __ehdr_start (anchor_dso.c) */
 	int (*read_dynamic)(struct image *im);
 	int (*ehdr_anchor)(struct image *im, struct anchors *a);
+	/* a PIE's table entry against dynamic symbol @sym (table_dyn.c) */
+	int (*dynsym_value)(struct image *im, const struct section *rs,
+			    uint64_t sym, uint64_t *value);
 	/* --anchor SYM: every entry relative to that symbol (anchor_dso.c) */
 	int (*forced_anchor)(struct image *im, const char *name, size_t nsites,
 			     struct anchors *a);

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "relocs.h"
+#include "hooks.h"
 #include "mcount-table.h"
+#include "relocs.h"
 #include "util.h"
 
 static const char *const default_bounds[TABLE_BOUND_NAMES] = {
@@ -89,41 +90,14 @@ static int locate(struct image *im, struct table_bounds *bd, struct table *t,
 }
 
 /*
- * The value of symbol @sym of the dynamic symbol table of relocation
- * section @rs: riscv's GNU ld leaves a PIE's entries as R_RISCV_64
- * against their (global) anchor, with zeros in the bytes.
- */
-static int dynsym_value(struct image *im, const struct section *rs,
-			uint64_t sym, uint64_t *value)
-{
-	bool is64 = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t esz = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	struct section *ds;
-	struct symbol s;
-	const uint8_t *b;
-
-	if (rs->sh.sh_link == 0 || rs->sh.sh_link >= im->nsecs)
-		return lp_error(im->path, rs->name,
-				"sh_link %u names no symbol table", rs->sh.sh_link);
-	ds = &im->secs[rs->sh.sh_link];
-	if (ds->sh.sh_type == SHT_NOBITS || sym >= ds->sh.sh_size / esz)
-		return lp_error(im->path, rs->name,
-				"symbol index %llu out of range of %s",
-				(unsigned long long)sym, ds->name);
-	b = image_section_bytes(im, ds);
-	if (!b)
-		return -1;
-	sym_decode_raw(is64, b, sym, &s);
-	*value = s.value;
-	return 0;
-}
-
-/*
- * Apply the RELATIVE dynamic relocations that land inside the table,
- * and the absolute ones against a defined dynamic symbol.
+ * Apply the RELATIVE dynamic relocations that land inside the table (a
+ * relocatable vmlinux's: arm64 and riscv64 link it -shared -Bsymbolic),
+ * and with the full tool the absolute ones against a defined dynamic
+ * symbol (a PIE's or a shared library's: table_dyn.c).
  */
 static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 {
+	const struct extras *x = extras();
 	unsigned int w = im->arch->addr_size;
 	size_t i, j;
 
@@ -156,11 +130,12 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 				continue;
 			reloc_get(l, base, j, &r);
 			if ((r.type != im->arch->relative_reloc &&
-			     (r.type != im->arch->abs_reloc || !r.sym)) ||
+			     (r.type != im->arch->abs_reloc || !r.sym ||
+			      !x->dynsym_value)) ||
 			    (r.offset - t->start) % w)
 				continue;
 			if (r.type == im->arch->abs_reloc &&
-			    dynsym_value(im, s, r.sym, &symval) < 0)
+			    x->dynsym_value(im, s, r.sym, &symval) < 0)
 				return -1;
 			/* Rel keeps the value in place; Rela in the addend */
 			if (reloc_has_addend(l))
