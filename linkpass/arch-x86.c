@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86_64 (i386, the full tool's, shares these rules).  A traced
- * function starts, after an optional endbr64, with "call __fentry__":
- * e8 rel32, or in a PIE a GOT call (ff 15) that the linker relaxes into
- * "addr32 call" (67 e8), under -q with R_X86_64_PC32 (GNU ld) or
- * R_X86_64_GOTPCRELX (lld).
+ * x86_64 as the kernel links it (i386, the full tool's, shares these
+ * rules; its x86_64 also reads a PIE's GOT calls: arch-x86-pie.c).  A
+ * traced function starts, after an optional endbr64, with "call
+ * __fentry__": e8 rel32 with R_X86_64_PLT32, or R_X86_64_PC32 from
+ * binutils before 2.31.
  */
 #include <elf.h>
 #include <stdbool.h>
@@ -17,46 +17,21 @@
 static const uint8_t endbr64[] = X86_ENDBR64_BYTES;
 static const uint8_t endbr32[] = X86_ENDBR32_BYTES;
 static const uint8_t nop5[] = X86_NOP5_BYTES;
-static const uint8_t nop6[] = X86_NOP6_BYTES;
 
-static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
-				     uint64_t off, uint32_t type,
-				     uint64_t *start)
+enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
+			      uint64_t off, uint32_t type, uint64_t *start)
 {
 	if (off < 1 || off + 4 > size)
 		return CALL_NONE;
 	switch (type) {
 	case R_X86_64_NONE:
-		/*
-		 * A call NOP'd by objtool --mnop or linkpass nop.  The
-		 * 6-byte NOP ends in the 5-byte one: tried first.
-		 */
-		if (off >= 2 && !memcmp(code + off - 2, nop6, sizeof(nop6))) {
-			*start = off - 2;
-			return CALL_NOPPED;
-		}
-		if (!memcmp(code + off - 1, nop5, sizeof(nop5))) {
-			*start = off - 1;
-			return CALL_NOPPED;
-		}
-		return CALL_NONE;
+		/* a call NOP'd by objtool --mnop or linkpass nop */
+		if (memcmp(code + off - 1, nop5, sizeof(nop5)))
+			return CALL_NONE;
+		*start = off - 1;
+		return CALL_NOPPED;
 	case R_X86_64_PLT32:
-		/* a direct call: the linker never relaxes these */
-		break;
 	case R_X86_64_PC32:
-	case R_X86_64_GOTPCRELX:
-	case R_X86_64_GOTPCREL:
-		/* possibly a GOT call, relaxed or not */
-		if (off >= 2 && code[off - 1] == X86_OP_CALL &&
-		    code[off - 2] == X86_OP_ADDR32) {
-			*start = off - 2;
-			return CALL_ADDR32;
-		}
-		if (type != R_X86_64_PC32 && off >= 2 &&
-		    code[off - 2] == X86_OP_GRP5 && code[off - 1] == X86_MODRM_CALL_RIP) {
-			*start = off - 2;
-			return CALL_GOT;
-		}
 		break;
 	default:
 		return CALL_NONE;
@@ -69,16 +44,7 @@ static enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
 
 unsigned int x86_call_len(enum call_form f)
 {
-	switch (f) {
-	case CALL_REL32:
-	case CALL_NOPPED:
-		return X86_CALL_LEN;
-	case CALL_ADDR32:
-	case CALL_GOT:
-		return X86_CALL_ADDR32_LEN;
-	default:
-		return 0;
-	}
+	return f == CALL_REL32 || f == CALL_NOPPED ? X86_CALL_LEN : 0;
 }
 
 unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail)
@@ -123,31 +89,23 @@ unsigned int x86_pad_nop_len(const uint8_t *p, uint64_t avail)
 	return x86_padding_len(p, avail);
 }
 
-/* e8 rel32, or the relaxed GOT call 67 e8 rel32. */
+/* e8 rel32. */
 unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 			     uint64_t addr, uint64_t *target)
 {
-	unsigned int n = 0;
 	int32_t rel;
 
-	if (avail >= 1 && p[0] == X86_OP_ADDR32)
-		n = 1;
-	if (avail < n + 5 || p[n] != X86_OP_CALL)
+	if (avail < X86_CALL_LEN || p[0] != X86_OP_CALL)
 		return 0;
-	memcpy(&rel, p + n + 1, sizeof(rel));
-	*target = addr + n + 5 + (uint64_t)(int64_t)rel;
-	return n + 5;
+	memcpy(&rel, p + 1, sizeof(rel));
+	*target = addr + X86_CALL_LEN + (uint64_t)(int64_t)rel;
+	return X86_CALL_LEN;
 }
 
-/*
- * The NOP over a site: Linux's x86_nops[5] (ftrace_nop_replace()), or
- * one 6-byte NOP over a PIE's addr32 call: never two instructions.
- */
-static const uint8_t *x86_site_nop(unsigned int len)
+/* The NOP over a site: Linux's x86_nops[5] (ftrace_nop_replace()). */
+const uint8_t *x86_site_nop(unsigned int len)
 {
-	if (len == sizeof(nop5))
-		return nop5;
-	return len == sizeof(nop6) ? nop6 : NULL;
+	return len == sizeof(nop5) ? nop5 : NULL;
 }
 
 const struct arch arch_x86_64 = {

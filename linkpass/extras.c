@@ -182,7 +182,7 @@ static const struct command commands[] = {
 	{ "sites", cmd_sites, CMD_SITES, ONE_IMAGE, "IMAGE" },
 };
 
-static const struct arch *const arches[] = { &arch_i386 };
+static const struct arch *const arches[] = { &arch_i386, &arch_x86_64_pie };
 
 const struct extras extras_table = {
 	.commands = commands,

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
+
 struct anchor_cands;
 struct anchor_store;
 struct anchors;
@@ -29,6 +31,15 @@ struct site;
 struct stripped_check;
 struct table_parts;
 struct symbol;
+
+/*
+ * arch-x86-pie.c: x86_64 with a PIE's GOT calls, which replaces the
+ * kernel's; and the call lengths and direct calls that i386 shares
+ */
+extern const struct arch arch_x86_64_pie;
+unsigned int x86_pie_call_len(enum call_form f);
+unsigned int x86_pie_direct_call(const uint8_t *p, uint64_t avail,
+				 uint64_t addr, uint64_t *target);
 
 /* elf32.c: i386's objects */
 extern const struct elf32_writer elf32_writer;

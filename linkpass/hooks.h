@@ -57,7 +57,10 @@ struct extras {
 	const char *usage_note;	/* a line after the options, or NULL */
 	/* hints naming the full tool's options: check's, scan's */
 	const char *more_note, *zeroed_note, *anchor_note;
-	/* more architectures, after the kernel's (arch.c), and i386's ELF32 */
+	/*
+	 * more architectures, after the kernel's, or replacing one of the
+	 * same machine and class (arch.c); and i386's ELF32
+	 */
 	const struct arch *const *arches;
 	size_t narches;
 	const struct elf32_writer *elf32;
