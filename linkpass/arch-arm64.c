@@ -82,7 +82,6 @@ const struct arch arch_aarch64 = {
 	.addr_size = 8,
 	.abs_reloc = R_AARCH64_ABS64,
 	.relative_reloc = R_AARCH64_RELATIVE,
-	.asm_word = ".quad",
 	.call_at = a64_call_at,
 	.call_len = a64_call_len,
 	.entry_prefix = a64_entry_prefix,

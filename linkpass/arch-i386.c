@@ -61,7 +61,6 @@ const struct arch arch_i386 = {
 	.addr_size = 4,
 	.abs_reloc = R_386_32,
 	.relative_reloc = R_386_RELATIVE,
-	.asm_word = ".long",
 	.call_at = i386_call_at,
 	.call_len = x86_pie_call_len,
 	.entry_prefix = x86_entry_prefix,

@@ -104,7 +104,6 @@ const struct arch arch_riscv64 = {
 	.addr_size = 8,
 	.abs_reloc = R_RISCV_64,
 	.relative_reloc = R_RISCV_RELATIVE,
-	.asm_word = ".quad",
 	.call_at = rv_call_at,
 	.call_len = rv_call_len,
 	.entry_prefix = rv_entry_prefix,

@@ -79,7 +79,6 @@ const struct arch arch_x86_64_pie = {
 	.addr_size = 8,
 	.abs_reloc = R_X86_64_64,
 	.relative_reloc = R_X86_64_RELATIVE,
-	.asm_word = ".quad",
 	.call_at = pie_call_at,
 	.call_len = x86_pie_call_len,
 	.entry_prefix = x86_entry_prefix,

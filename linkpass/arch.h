@@ -35,7 +35,6 @@ struct arch {
 	unsigned int addr_size;	/* table entry size in bytes */
 	uint32_t abs_reloc;	/* relocation type for a table entry */
 	uint32_t relative_reloc; /* dynamic RELATIVE type, read back from PIEs */
-	const char *asm_word;	/* assembler directive for one entry */
 	/*
 	 * The call (if any) whose relocated field of type @type is at
 	 * @off of @code (@size bytes), its start in *@start; CALL_BAD for

@@ -13,6 +13,8 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 		    const struct out_gate *gate)
 {
 	const struct arch *arch = im->arch;
+	/* one entry: 8 bytes (x86_64, aarch64, riscv64) or 4 (i386) */
+	const char *word = arch->addr_size == 8 ? ".quad" : ".long";
 	struct outfile of;
 	FILE *f;
 	size_t i;
@@ -39,7 +41,7 @@ int table_write_asm(struct image *im, const struct site *sites, size_t n,
 		const struct symbol *anc = a->by_shndx[sites[i].shndx];
 		int64_t off = (int64_t)(sites[i].addr - anc->value);
 
-		fprintf(f, "\t%s %s %c 0x%llx\n", arch->asm_word, anc->name,
+		fprintf(f, "\t%s %s %c 0x%llx\n", word, anc->name,
 			off < 0 ? '-' : '+',
 			(unsigned long long)(off < 0 ? -(uint64_t)off : (uint64_t)off));
 	}
