@@ -63,9 +63,8 @@ struct arch {
 	uint32_t none_reloc;	/* R_*_NONE */
 };
 
-
-/* i386 is the full tool's (arch-i386.c, through hooks.h). */
-extern const struct arch arch_x86_64, arch_i386, arch_aarch64, arch_riscv64;
+/* The kernel's; the full tool's come through hooks.h (extras.h). */
+extern const struct arch arch_x86_64, arch_aarch64, arch_riscv64;
 
 /* The architecture table entry for an ELF machine/class, or NULL. */
 const struct arch *arch_find(uint16_t machine, uint8_t elfclass);

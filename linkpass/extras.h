@@ -32,6 +32,9 @@ struct stripped_check;
 struct table_parts;
 struct symbol;
 
+/* arch-i386.c: i386, which the kernel's set leaves out */
+extern const struct arch arch_i386;
+
 /*
  * arch-x86-pie.c: x86_64 with a PIE's GOT calls, which replaces the
  * kernel's; and the call lengths and direct calls that i386 shares
