@@ -15,8 +15,6 @@ const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
 void anchor_cands_free(struct anchor_cands *c)
 {
 	free(c->globals);
-	if (c->store)
-		extras()->anchor_store_free(c->store);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -27,14 +25,25 @@ void anchor_globals_grow(struct anchor_cands *c)
 			      c->capglobals * sizeof(*c->globals));
 }
 
-/* Symbol @idx (0: none), valid as long as @c. */
-static const struct symbol *cand_ptr(struct anchor_cands *c,
-				     const struct image *im, uint32_t idx)
+/*
+ * Symbol @idx among the eligible globals (in table order), or NULL: a
+ * symbol named like a fallback is a candidate only when eligible.
+ */
+static const struct symbol *eligible_global(const struct anchor_cands *c,
+					    uint32_t idx)
 {
-	if (!idx)
-		return NULL;
-	return im->syms_decoded ? &im->syms[idx] :
-	       extras()->anchor_sym(c, im, idx);
+	size_t lo = 0, hi = c->nglobals, mid;
+
+	while (idx && lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->globals[mid].idx == idx)
+			return &c->globals[mid].sym;
+		if (c->globals[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /*
@@ -42,8 +51,7 @@ static const struct symbol *cand_ptr(struct anchor_cands *c,
  * __ehdr_start, else a well-known start symbol, else the first
  * eligible symbol.
  */
-static const struct symbol *image_anchor(const struct image *im,
-					 struct anchor_cands *c,
+static const struct symbol *image_anchor(const struct anchor_cands *c,
 					 const struct anchors *a)
 {
 	const struct symbol *s;
@@ -52,38 +60,35 @@ static const struct symbol *image_anchor(const struct image *im,
 	if (a->ehdr.name)
 		return &a->ehdr;
 	for (j = 0; j < ANCHOR_NFALLBACK; j++) {
-		s = cand_ptr(c, im, c->named[j]);
-		if (s && anchor_eligible(im, s))
+		s = eligible_global(c, c->named[j]);
+		if (s)
 			return s;
 	}
-	return cand_ptr(c, im, c->first);
+	return c->nglobals ? &c->globals[0].sym : NULL;
 }
 
-/* Is @g a better pick than @cur (0: none), at @at: lower, or @higher? */
-static bool pick_better(const struct image *im, struct anchor_cands *c,
-			const struct anchor_global *g, uint32_t cur,
-			uint64_t at, bool higher)
+/* Is @g a better pick than @cur (or NULL), at a lower address, or @higher? */
+static bool pick_better(const struct anchor_global *g,
+			const struct anchor_global *cur, bool higher)
 {
-	if (!cur || g->value != at)
-		return !cur || (higher ? g->value > at : g->value < at);
-	return anchor_better(cand_ptr(c, im, g->idx), cand_ptr(c, im, cur));
+	if (!cur || g->sym.value != cur->sym.value)
+		return !cur || (higher ? g->sym.value > cur->sym.value :
+				g->sym.value < cur->sym.value);
+	return anchor_better(&g->sym, &cur->sym);
 }
 
 /*
- * Each used section's anchor, by number (0: none): of its eligible
- * globals the nearest at or below its first site, else the lowest; of
- * equals the first in table order.
+ * Each used section's anchor (NULL: none): of its eligible globals the
+ * nearest at or below its first site, else the lowest; of equals the
+ * first in table order.
  */
-static uint32_t *section_anchors(const struct image *im,
-				 struct anchor_cands *c,
-				 const struct site *sites, size_t nsites,
-				 const bool *used)
+static const struct anchor_global **
+section_anchors(const struct image *im, const struct anchor_cands *c,
+		const struct site *sites, size_t nsites, const bool *used)
 {
+	const struct anchor_global **near = xcalloc(im->nsecs, sizeof(*near));
+	const struct anchor_global **low = xcalloc(im->nsecs, sizeof(*low));
 	uint64_t *first = xcalloc(im->nsecs, sizeof(*first));
-	uint32_t *near = xcalloc(im->nsecs, sizeof(*near));
-	uint32_t *low = xcalloc(im->nsecs, sizeof(*low));
-	uint64_t *at_near = xcalloc(im->nsecs, sizeof(*at_near));
-	uint64_t *at_low = xcalloc(im->nsecs, sizeof(*at_low));
 	const struct anchor_global *g;
 	size_t i, k;
 
@@ -96,26 +101,19 @@ static uint32_t *section_anchors(const struct image *im,
 	}
 	for (i = 0; i < c->nglobals; i++) {
 		g = &c->globals[i];
-		k = g->shndx;
+		k = g->sym.shndx;
 		if (!used[k])
 			continue;
-		if (pick_better(im, c, g, low[k], at_low[k], false)) {
-			low[k] = g->idx;
-			at_low[k] = g->value;
-		}
-		if (g->value <= first[k] &&
-		    pick_better(im, c, g, near[k], at_near[k], true)) {
-			near[k] = g->idx;
-			at_near[k] = g->value;
-		}
+		if (pick_better(g, low[k], false))
+			low[k] = g;
+		if (g->sym.value <= first[k] && pick_better(g, near[k], true))
+			near[k] = g;
 	}
 	for (k = 0; k < im->nsecs; k++)
 		if (!near[k])
 			near[k] = low[k];
 	free(first);
 	free(low);
-	free(at_near);
-	free(at_low);
 	return near;
 }
 
@@ -139,8 +137,7 @@ int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
 		   struct anchor_cands *cands, struct anchors *a)
 {
-	struct anchor_cands own = { 0 };
-	uint32_t *near = NULL;
+	const struct anchor_global **near = NULL;
 	bool *used = NULL;
 	size_t i;
 	int ret = -1;
@@ -154,20 +151,6 @@ int anchors_choose(struct image *im, const char *forced,
 			goto out;
 		return 0;
 	}
-	if (!cands) {
-		if (image_symbols(im) < 0)
-			goto out;
-		for (i = 1; i < im->nsyms; i++) {
-			const struct symbol *s = &im->syms[i];
-
-			if (s->shndx == SHN_UNDEF)
-				continue;
-			anchor_cands_named(&own, s, (uint32_t)i);
-			if (s->shndx < im->nsecs)
-				anchor_cands_consider(&own, im, s, (uint32_t)i);
-		}
-		cands = &own;
-	}
 	if (im->interposable && extras()->ehdr_anchor(im, a) < 0)
 		goto out;
 	used = xcalloc(im->nsecs, sizeof(*used));
@@ -177,9 +160,8 @@ int anchors_choose(struct image *im, const char *forced,
 	for (i = 0; i < im->nsecs; i++) {
 		if (!used[i])
 			continue;
-		a->by_shndx[i] = cand_ptr(cands, im, near[i]);
-		if (!a->by_shndx[i])
-			a->by_shndx[i] = image_anchor(im, cands, a);
+		a->by_shndx[i] = near[i] ? &near[i]->sym :
+				 image_anchor(cands, a);
 		if (!a->by_shndx[i]) {
 			lp_error(im->path, im->secs[i].name, "%s%s",
 				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR,
@@ -193,7 +175,6 @@ int anchors_choose(struct image *im, const char *forced,
 out:
 	free(used);
 	free(near);
-	anchor_cands_free(&own);
 	if (ret)
 		anchors_free(a);
 	return ret;

@@ -14,8 +14,6 @@
 #include "image.h"
 #include "site.h"
 
-struct anchor_store;
-
 struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */
 	const struct symbol **list;	/* the distinct anchors used */
@@ -65,21 +63,18 @@ static inline bool anchor_better(const struct symbol *a,
 #define ANCHOR_NFALLBACK 5
 extern const char *const anchor_fallback_names[ANCHOR_NFALLBACK];
 
-/* An eligible global: where it is, and its number. */
+/* An eligible global, and its number. */
 struct anchor_global {
-	uint64_t value;
+	struct symbol sym;	/* its name in the image's string table */
 	uint32_t idx;
-	uint32_t shndx;
 };
 
 /* What anchors_choose() needs, gathered by the symbol pass (0: none). */
 struct anchor_cands {
-	struct anchor_global *globals;	/* in table order */
+	/* in table order: the first is the first eligible symbol */
+	struct anchor_global *globals;
 	size_t nglobals, capglobals;
 	uint32_t named[ANCHOR_NFALLBACK];	/* first of each name */
-	uint32_t first;			/* first eligible */
-	/* the full tool's decoded copies when im->syms is not (hooks.h) */
-	struct anchor_store *store;
 };
 
 void anchor_cands_free(struct anchor_cands *c);
@@ -108,15 +103,17 @@ anchor_cands_consider(struct anchor_cands *c, const struct image *im,
 	/* a local symbol is never eligible: one compare for most */
 	if (s->bind == STB_LOCAL || !anchor_eligible(im, s))
 		return;
-	if (!c->first)
-		c->first = idx;
 	if (c->nglobals == c->capglobals)
 		anchor_globals_grow(c);
 	g = &c->globals[c->nglobals++];
-	*g = (struct anchor_global){ s->value, idx, s->shndx };
+	g->sym = *s;
+	g->idx = idx;
 }
 
-/* @forced: --anchor, or NULL; @cands: the symbol pass's, or NULL. */
+/*
+ * @forced: --anchor, or NULL; @cands: the symbol pass's, which the
+ * anchors point into (free them after @a).
+ */
 int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
 		   struct anchor_cands *cands, struct anchors *a);

@@ -132,7 +132,7 @@ int ehdr_anchor(struct image *im, struct anchors *a)
 	ret = image_ehdr_addr(im, &addr);
 	if (ret <= 0)
 		return ret;
-	if (image_find_symbols(im, name, 1, &def, &found) < 0)
+	if (fast_find_symbols(im, name, 1, &def, &found) < 0)
 		return -1;
 	if (found && def.value != addr)
 		return lp_error(im->path, ANCHOR_EHDR,

@@ -24,7 +24,7 @@ unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
 			   uint64_t avail);
 
 /*
- * check --byte-audit (the hook of hooks.h): fill @r as scan_image()
+ * check --byte-audit (the hook of hooks.h): fill @r as find_sites()
  * would (kept sites sorted by address, the function index built) from
  * the symbols and bytes of @im alone, after one line saying what a
  * site is; stats.calls counts the functions looked at.  With

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
 #include "util.h"
 
 /* about a core's L2: smaller maps stay in cache without prefetching */
@@ -61,12 +62,16 @@ void entries_init(struct entry_set *e, const struct image *im,
 		 */
 		words = map_words(s->sh.sh_size);
 		m->bits = xcalloc(words, sizeof(*m->bits));
+		huge_hint(m->bits, words * sizeof(*m->bits));
 		bytes += words * sizeof(*m->bits);
 		m->base = im->ehdr.e_type == ET_REL ? 0 : s->sh.sh_addr;
 		m->size = s->sh.sh_size;
-		if (covers)
+		if (covers) {
 			m->cover = xcalloc(cover_words(m->size),
 					   sizeof(*m->cover));
+			huge_hint(m->cover, cover_words(m->size) *
+				  sizeof(*m->cover));
+		}
 	}
 	e->big = bytes > ENTRIES_CACHE_BYTES;
 }

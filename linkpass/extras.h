@@ -12,15 +12,13 @@
 
 #include "arch.h"
 
-struct anchor_cands;
-struct anchor_store;
 struct anchors;
 struct elf32_writer;
 struct elfw;
 struct entry_set;
-struct relocs;
 struct scan_opts;
 struct scan_stats;
+struct scan_want;
 struct sym_pass;
 struct funcs;
 struct image;
@@ -58,10 +56,6 @@ int stripped_begin(struct image *im, struct scan_result *r, int threads,
 bool dead_body(const struct image *im, const struct funcs *f,
 	       const struct site *s);
 
-/* heap.c: huge pages for a big block, the heap for a big input */
-void huge_hint(void *p, size_t size);
-void heap_for_input(uint64_t bytes);
-
 /*
  * table_dyn.c: the value of symbol @sym of the dynamic symbol table of
  * relocation section @rs, for a PIE's table
@@ -69,7 +63,7 @@ void heap_for_input(uint64_t bytes);
 int dynsym_value(struct image *im, const struct section *rs, uint64_t sym,
 		 uint64_t *value);
 
-/* release.c: image_release_globals() */
+/* release.c: after the symbol pass, the global symbols' pages go back */
 void image_release_globals_pages(const struct image *im);
 
 /*
@@ -94,7 +88,15 @@ void scan_print_stats(struct image *im, const struct options *o,
 		      struct scan_result *r, const struct anchors *a,
 		      const uint64_t *ns);
 
-/* The scan without drop reasons (hooks.h): fastfilter.c, fastsyms.c */
+/* fastscan.c: find_sites() without drop reasons (the hook of hooks.h) */
+int fast_scan(struct image *im, const struct scan_opts *o,
+	      const struct scan_want *want, struct scan_result *r);
+
+/*
+ * fastfilter.c: the entry set of the traced code sections (of every
+ * one with @pads), and the kept sites by it: -1, with nothing changed,
+ * where a site needs filter.c's judgement
+ */
 struct entry_set *fast_entry_set(const struct image *im, const uint8_t *traced,
 				 bool pads);
 void fast_entry_set_free(struct entry_set *e);
@@ -102,19 +104,20 @@ int fast_filter(struct image *im, const uint8_t *traced,
 		const struct entry_set *e, struct site *cand, size_t n,
 		int threads, struct scan_result *r, bool *kept_unsorted);
 bool sort_by_runs(struct site *v, size_t n);
+
+/*
+ * fastsyms.c: the symbol pass (symbols.c's) over the symbols in place,
+ * filling @e too; image_find_symbols() the same way
+ */
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
-		     struct sym_pass *p);
-const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
-					 const struct image *im, uint32_t idx);
-void anchor_store_free(struct anchor_store *st);
+		     struct sym_pass *p, struct entry_set *e);
 int fast_find_symbols(struct image *im, const char *const *names, size_t n,
 		      struct symbol *out, bool *found);
 
 /* relocscan_mt.c: relocscan_sites() on several threads */
 int relocscan_threads(struct image *im, const struct scan_opts *o,
-		      const uint8_t *is_mcount, const struct relocs *rels,
-		      size_t nrels, struct scan_stats *st, struct site **cand,
-		      size_t *n, bool *sorted);
+		      const uint8_t *is_mcount, struct scan_stats *st,
+		      struct site **cand, size_t *n, bool *sorted);
 /* cmd_dump.c, cmd_sites.c: the full tool's commands */
 int cmd_dump(struct options *o);
 int cmd_sites(struct options *o);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's scan without drop reasons (hooks.h): the live
+ * The full tool's filter without drop reasons (fastscan.c): the live
  * function entries as bitmaps (entries.h), which decide most sites
  * with no sorted function index; a big list is filtered on two
  * threads.  Whatever they cannot tell, filter.c judges.
@@ -12,6 +12,7 @@
 #include "entries.h"
 #include "extras.h"
 #include "filter.h"
+#include "heap.h"
 #include "scan.h"
 #include "util.h"
 
@@ -164,6 +165,7 @@ int fast_filter(struct image *im, const uint8_t *traced,
 	struct filter_half h[2];
 	int k, nh = cut ? 2 : 1, ret = 0;
 
+	huge_hint(kept, (n ? n : 1) * sizeof(*kept));
 	for (k = 0; k < 2; k++)
 		h[k] = (struct filter_half){ .im = im, .traced = traced,
 					     .e = e, .cand = cand };
@@ -201,7 +203,6 @@ int fast_filter(struct image *im, const uint8_t *traced,
 	r->stats.verdicts[SITE_KEPT] = nkept;
 	return 0;
 }
-
 
 /* How many sorted runs sort_by_runs() handles before giving up. */
 #define MAX_RUNS 64

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's symbol pass (the symbol_pass hook of hooks.h): the
- * symbols read in place, on two threads for a big image, the live
- * function entries put into the entry set (entries.h) as they go.
- * symbols.c's sym_pass_one() does the rest of each symbol's work.
+ * The full tool's symbol pass (fastscan.c): the symbols read in place,
+ * on two threads for a big image, the live function entries put into
+ * the entry set (entries.h) as they go.  symbols.c's sym_pass_one()
+ * does the rest of each symbol's work.
  */
 #include <stddef.h>
 #include <string.h>
@@ -99,9 +99,10 @@ static __always_inline int local_label(const struct image *im,
 static __always_inline int
 symbol_range(bool raw, const struct image *im,
 	     const struct scan_opts *o, struct sym_pass *p,
-	     const struct namefilter *nf, size_t from, size_t to)
+	     struct entry_set *e, const struct namefilter *nf, size_t from,
+	     size_t to)
 {
-	bool ahead = raw && p->e && p->e->big;
+	bool ahead = raw && e->big;
 	struct symbol local;
 	size_t i;
 	int skip;
@@ -110,7 +111,7 @@ symbol_range(bool raw, const struct image *im,
 		const struct symbol *s = &local;
 
 		if (ahead && i + PREFETCH_AHEAD < to)
-			prefetch_entry(im, p->e, i + PREFETCH_AHEAD);
+			prefetch_entry(im, e, i + PREFETCH_AHEAD);
 		if (raw && im->symin.is64) {
 			skip = local_label(im, nf, i);
 			if (skip < 0)
@@ -127,21 +128,21 @@ symbol_range(bool raw, const struct image *im,
 				   s->bind == STB_LOCAL;
 		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
 			continue;
-		if (p->e && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+		if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
 		    s->name[0])
-			entries_add(p->e, s->shndx, s->value, s->size);
+			entries_add(e, s->shndx, s->value, s->size);
 	}
 	return 0;
 }
 
 static __always_inline int
 symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
-	    struct sym_pass *p)
+	    struct sym_pass *p, struct entry_set *e)
 {
 	struct namefilter nf;
 
 	sym_pass_names(im, o, p, &nf);
-	return symbol_range(raw, im, o, p, &nf, 1, im->nsyms);
+	return symbol_range(raw, im, o, p, e, &nf, 1, im->nsyms);
 }
 
 /*
@@ -157,7 +158,8 @@ struct sym_half {
 	struct table_bounds bounds;
 	/* the upper half's own entry maps, made on its thread: a twin of */
 	const struct entry_set *twin_of;
-	struct entry_set e;
+	struct entry_set own;
+	struct entry_set *e;
 	size_t from, to;
 	int ret;
 };
@@ -167,11 +169,11 @@ static void *sym_half_run(void *arg)
 	struct sym_half *h = arg;
 
 	if (h->twin_of) {
-		entries_twin(&h->e, h->twin_of);
-		h->p.e = &h->e;
+		entries_twin(&h->own, h->twin_of);
+		h->e = &h->own;
 	}
-	h->ret = symbol_range(true, h->im, h->o, &h->p, h->nf, h->from,
-			      h->to);
+	h->ret = symbol_range(true, h->im, h->o, &h->p, h->e, h->nf,
+			      h->from, h->to);
 	return NULL;
 }
 
@@ -189,8 +191,8 @@ static void anchor_globals_append(struct anchor_cands *lo,
 
 /*
  * Two halves' candidates as a single pass in table order would have
- * gathered them: the eligible globals in order, and of each named or
- * first one the lower half's if it has one.
+ * gathered them: the eligible globals in order, and of each named one
+ * the lower half's if it has one.
  */
 static void merge_anchors(struct anchor_cands *lo,
 			  const struct anchor_cands *hi)
@@ -202,8 +204,6 @@ static void merge_anchors(struct anchor_cands *lo,
 	for (i = 0; i < ANCHOR_NFALLBACK; i++)
 		if (!lo->named[i])
 			lo->named[i] = hi->named[i];
-	if (!lo->first)
-		lo->first = hi->first;
 }
 
 /* The same for the table's bounds: the first symbol of each name. */
@@ -267,7 +267,8 @@ static bool symbol_pass_threads(const struct image *im,
  * symbol_pass().
  */
 static int symbol_pass_parallel(const struct image *im,
-				const struct scan_opts *o, struct sym_pass *p)
+				const struct scan_opts *o, struct sym_pass *p,
+				struct entry_set *e)
 {
 	struct namefilter nf;
 	struct sym_half h[2];
@@ -281,6 +282,7 @@ static int symbol_pass_parallel(const struct image *im,
 		h[i].nf = &nf;
 		h[i].p = *p;
 		h[i].p.nlocal_funcs = 0;
+		h[i].e = e;
 	}
 	h[0].from = 1;
 	h[0].to = 1 + (im->nsyms - 1) / 2;
@@ -294,7 +296,7 @@ static int symbol_pass_parallel(const struct image *im,
 		memset(h[1].bounds.found, 0, sizeof(h[1].bounds.found));
 		h[1].p.bounds = &h[1].bounds;
 	}
-	h[1].twin_of = p->e;
+	h[1].twin_of = e;
 	run_jobs(h, 2, sizeof(h[0]), sym_half_run);
 	if (h[0].ret < 0 || h[1].ret < 0)
 		ret = -1;	/* the caller decodes and starts again */
@@ -303,87 +305,24 @@ static int symbol_pass_parallel(const struct image *im,
 		merge_anchors(p->anchors, &h[1].anchors);
 	if (!ret && p->bounds)
 		merge_bounds(p->bounds, &h[1].bounds);
-	if (!ret && p->e)
-		entries_merge(p->e, &h[1].e);
+	if (!ret)
+		entries_merge(e, &h[1].own);
 	if (p->anchors)
 		anchor_cands_free(&h[1].anchors);
-	if (p->e)
-		entries_free(&h[1].e);
+	entries_free(&h[1].own);
 	return ret;
 }
 
-/*
- * A symbol an anchor may be, decoded and its name copied, to stay
- * valid once the scan has handed the symbol table's pages back.
- */
-struct anchor_store {
-	struct symbol **syms;
-	uint32_t *idx;
-	size_t n, cap;
-};
-
-const struct symbol *anchor_sym_in_place(struct anchor_cands *c,
-					 const struct image *im, uint32_t idx)
-{
-	struct anchor_store *st = c->store;
-	struct symbol *s;
-	size_t i;
-
-	if (!st) {
-		st = xcalloc(1, sizeof(*st));
-		c->store = st;
-	}
-	for (i = 0; i < st->n; i++)
-		if (st->idx[i] == idx)
-			return st->syms[i];
-	if (st->n == st->cap) {
-		st->cap = st->cap ? 2 * st->cap : 16;
-		st->syms = xrealloc(st->syms, st->cap * sizeof(*st->syms));
-		st->idx = xrealloc(st->idx, st->cap * sizeof(*st->idx));
-	}
-	s = xmalloc(sizeof(*s));
-	image_sym_get(im, idx, s);
-	s->name = xstrdup(s->name);
-	st->syms[st->n] = s;
-	st->idx[st->n++] = idx;
-	return s;
-}
-
-void anchor_store_free(struct anchor_store *st)
-{
-	size_t i;
-
-	for (i = 0; i < st->n; i++) {
-		free((char *)st->syms[i]->name);
-		free(st->syms[i]);
-	}
-	free(st->syms);
-	free(st->idx);
-	free(st);
-}
-
-/* The named candidates and the first eligible, decoded while in memory. */
-static void hold_anchors(struct anchor_cands *c, const struct image *im)
-{
-	size_t j;
-
-	for (j = 0; c && j < ANCHOR_NFALLBACK; j++)
-		if (c->named[j])
-			anchor_sym_in_place(c, im, c->named[j]);
-	if (c && c->first)
-		anchor_sym_in_place(c, im, c->first);
-}
-
 int fast_symbol_pass(struct image *im, const struct scan_opts *o,
-		     struct sym_pass *p)
+		     struct sym_pass *p, struct entry_set *e)
 {
 	struct symbol z;
 	int ret = 1;
 
 	if (!im->syms_decoded && symbol_pass_threads(im, o))
-		ret = symbol_pass_parallel(im, o, p);
+		ret = symbol_pass_parallel(im, o, p, e);
 	if (ret > 0 && !im->syms_decoded)
-		ret = symbol_pass(true, im, o, p);
+		ret = symbol_pass(true, im, o, p, e);
 	if (ret == 0) {
 		/* the null symbol counts as image_symbols() counts it */
 		if (im->nsyms) {
@@ -392,7 +331,6 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 					   z.bind == STB_LOCAL;
 		}
 		im->nlocal_funcs = p->nlocal_funcs;
-		hold_anchors(p->anchors, im);
 		return 0;
 	}
 	if (image_symbols(im) < 0)
@@ -402,11 +340,10 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 	p->nlocal_funcs = 0;
 	if (p->bounds)
 		memset(p->bounds->found, 0, sizeof(p->bounds->found));
-	if (p->e)
-		entries_clear(p->e);
+	entries_clear(e);
 	if (p->anchors)
 		anchor_cands_free(p->anchors);
-	symbol_pass(false, im, o, p);
+	symbol_pass(false, im, o, p, e);
 	return 0;
 }
 
@@ -431,6 +368,8 @@ int fast_find_symbols(struct image *im, const char *const *names, size_t n,
 	struct symbol s;
 	size_t i, j, left = n;
 
+	if (im->syms_decoded)
+		return image_find_symbols(im, names, n, out, found);
 	memset(found, 0, n * sizeof(*found));
 	for (j = 0; j < n; j++)
 		first[(uint8_t)names[j][0]] = true;

@@ -22,8 +22,7 @@ void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		if (by_addr ? site_before_addr(&v[i], &v[i - 1]) :
 			      site_before_sec(&v[i], &v[i - 1]))
 			break;
-	if (sorted || i >= n ||
-	    (by_addr && extras()->sort_by_runs && extras()->sort_by_runs(v, n)))
+	if (sorted || i >= n)
 		return;
 	sec = xmalloc(n * sizeof(*sec));
 	addr = xmalloc(n * sizeof(*addr));
@@ -116,29 +115,14 @@ static void filter_explained(struct image *im, const uint8_t *traced,
 	}
 }
 
-int filter_sites(struct image *im, const uint8_t *traced,
-		 const struct entry_set *e, struct site *cand, size_t n,
-		 bool cand_sorted, int threads, struct scan_result *r)
+void filter_sites(struct image *im, const uint8_t *traced,
+		  struct site *cand, size_t n, bool cand_sorted,
+		  struct scan_result *r)
 {
-	bool kept_unsorted = false, fast;
-
 	sort_sites(cand, n, im->nsecs, false, cand_sorted);
-	fast = e && extras()->fast_filter(im, traced, e, cand, n, threads, r,
-					  &kept_unsorted) == 0;
-	if (!fast) {
-		/* the index needs the decoded symbols */
-		if (image_symbols(im) < 0) {
-			free(cand);
-			return -1;
-		}
-		if (!r->funcs.v)
-			funcs_build(im, &r->funcs);
-		filter_explained(im, traced, cand, n, r);
-	}
+	filter_explained(im, traced, cand, n, r);
 	if (im->ehdr.e_type != ET_REL) {
-		sort_sites(r->kept, r->nkept, im->nsecs, true,
-			   fast && !kept_unsorted);
+		sort_sites(r->kept, r->nkept, im->nsecs, true, false);
 		sort_sites(r->dropped, r->ndropped, im->nsecs, true, false);
 	}
-	return 0;
 }

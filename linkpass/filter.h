@@ -5,8 +5,6 @@
 
 #include "site.h"
 
-struct entry_set;
-
 /* Sort @v by (section, address), or by address; @sorted: known sorted. */
 void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 		bool sorted);
@@ -15,11 +13,11 @@ void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
 uint8_t *traced_sections(const struct image *im, const struct scan_opts *o);
 
 /*
- * The candidates' verdicts: r->kept and r->dropped.  @cand becomes
- * r->kept or is freed.  @e: the full tool's entry set, or NULL.
+ * The candidates' verdicts, each with its reason, by r->funcs (built):
+ * r->kept and r->dropped.  @cand becomes r->kept.
  */
-int filter_sites(struct image *im, const uint8_t *traced,
-		 const struct entry_set *e, struct site *cand, size_t n,
-		 bool cand_sorted, int threads, struct scan_result *r);
+void filter_sites(struct image *im, const uint8_t *traced,
+		  struct site *cand, size_t n, bool cand_sorted,
+		  struct scan_result *r);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's memory tuning for big inputs, through hooks.h: huge
- * pages for big blocks (xmalloc() and friends) and a reused heap for a
- * big input file (image_open_lazy()).
+ * The full tool's memory tuning for big inputs: huge pages for its big
+ * blocks (the entry maps, the kept sites) and a reused heap for a big
+ * input file, as its scan starts (fastscan.c).
  */
 #include <limits.h>
 #include <malloc.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "extras.h"
+#include "heap.h"
 
 /*
  * A big block (the table being written, the entry bitmaps, the sites of

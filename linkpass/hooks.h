@@ -15,13 +15,10 @@
 
 #include "compiler.h"
 
-struct anchor_cands;
-struct anchor_store;
 struct anchors;
 struct arch;
 struct command;
 struct elfw;
-struct entry_set;
 struct findings;
 struct func;
 struct funcs;
@@ -30,15 +27,13 @@ struct opt;
 struct options;
 struct out_gate;
 struct place;
-struct relocs;
 struct scan_opts;
 struct scan_result;
 struct scan_stats;
+struct scan_want;
 struct section;
 struct site;
 struct stripped_check;
-struct symbol;
-struct sym_pass;
 struct table_parts;
 
 /* ELF32 objects (elf32.c): a 64-bit header or symbol narrowed into @out */
@@ -107,48 +102,19 @@ struct extras {
 			       const char *out, const struct out_gate *gate);
 	/* table_write_elf()'s two big sections, streamed (table_fill.c) */
 	size_t (*table_sections)(struct elfw *w, struct table_parts *t);
+	/*
+	 * find_sites() without drop reasons, the quick way (fastscan.c):
+	 * the symbols read in place, the entries of the functions as
+	 * bitmaps (entries.h) in place of the sorted index, threads for a
+	 * big image.  0 or -1 as find_sites(); 1, with @r empty, where it
+	 * cannot tell and scan.c's exact scan must.
+	 */
+	int (*fast_scan)(struct image *im, const struct scan_opts *o,
+			 const struct scan_want *want, struct scan_result *r);
 	/* scan --stats: the counts and times, after the table is written */
 	void (*scan_stats)(struct image *im, const struct options *o,
 			   struct scan_result *r, const struct anchors *a,
 			   const uint64_t *ns);
-	/*
-	 * The scan without drop reasons: an entry set (entries.h) filled
-	 * by the symbol pass (fastsyms.c) decides most sites without the
-	 * function index (fastfilter.c, pads.c: 1 defers to patchable.c).
-	 */
-	struct entry_set *(*entry_set)(const struct image *im,
-				       const uint8_t *traced, bool pads);
-	void (*entry_set_free)(struct entry_set *e);
-	int (*symbol_pass)(struct image *im, const struct scan_opts *o,
-			   struct sym_pass *p);
-	/* anchor.c's candidate @idx from symbols read in place: a copy */
-	const struct symbol *(*anchor_sym)(struct anchor_cands *c,
-					   const struct image *im,
-					   uint32_t idx);
-	void (*anchor_store_free)(struct anchor_store *st);
-	/* image_find_symbols() on symbols read in place */
-	int (*find_symbols)(struct image *im, const char *const *names,
-			    size_t n, struct symbol *out, bool *found);
-	int (*fast_filter)(struct image *im, const uint8_t *traced,
-			   const struct entry_set *e, struct site *cand,
-			   size_t n, int threads, struct scan_result *r,
-			   bool *kept_unsorted);
-	int (*pad_sites)(struct image *im, const struct scan_opts *o,
-			 const uint8_t *traced, const struct entry_set *e,
-			 struct scan_result *r);
-	/* relocscan_sites() on several threads (relocscan_mt.c) */
-	int (*relocscan_threads)(struct image *im, const struct scan_opts *o,
-				 const uint8_t *is_mcount,
-				 const struct relocs *rels, size_t nrels,
-				 struct scan_stats *st, struct site **cand,
-				 size_t *n, bool *sorted);
-	/* sort_sites() of a few sorted runs: one copy (fastfilter.c) */
-	bool (*sort_by_runs)(struct site *v, size_t n);
-	/* memory for big inputs (heap.c): huge pages, a reused heap */
-	void (*huge_hint)(void *p, size_t size);
-	void (*heap_for_input)(uint64_t bytes);
-	/* image_release_globals() (release.c) */
-	void (*release_globals)(const struct image *im);
 	/* scan's error naming --allow-empty for no site, or 0 (scan_empty.c) */
 	int (*empty_table)(struct image *im, const struct options *o,
 			   const struct scan_result *r);

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "compiler.h"
-#include "hooks.h"
 #include "util.h"
 
 /*
@@ -496,8 +495,6 @@ int image_open_lazy(struct image *im, const char *path,
 				S_ISDIR(st.st_mode) ? "a directory" :
 				"a special file");
 	im->file_size = (uint64_t)st.st_size;
-	if (extras()->heap_for_input)
-		extras()->heap_for_input(im->file_size);
 	if (check_ident(im) < 0)
 		return -1;
 	im->elf = open_elf(im);
@@ -573,8 +570,6 @@ int image_find_symbols(struct image *im, const char *const *names, size_t n,
 	const struct symbol *s;
 	size_t j;
 
-	if (!im->syms_decoded && extras()->find_symbols)
-		return extras()->find_symbols(im, names, n, out, found);
 	if (image_symbols(im) < 0)
 		return -1;
 	for (j = 0; j < n; j++) {

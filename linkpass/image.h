@@ -15,7 +15,6 @@
 
 #include "arch.h"
 #include "compiler.h"
-#include "hooks.h"
 #include "relocs.h"
 
 struct section {
@@ -110,13 +109,6 @@ void image_close(struct image *im);
 const uint8_t *image_section_bytes(struct image *im, struct section *s);
 /* The same, with no message on NULL. */
 const uint8_t *image_section_bytes_quiet(struct image *im, struct section *s);
-
-/* After the symbol pass, the full tool hands pages back (release.c). */
-static inline void image_release_globals(const struct image *im)
-{
-	if (extras()->release_globals)
-		extras()->release_globals(im);
-}
 
 struct section *image_find_section(struct image *im, const char *name);
 /* @s's first address: sh_addr, or 0 in an object (section offsets). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's lower peak memory (hooks.h): once the scan's symbol
+ * The full tool's lower peak memory (fastscan.c): once the symbol
  * pass is done, the pages of the global symbols and the string table go
  * back to the kernel.  They are the file's clean pages, so a later read
  * faults them in again, unchanged.

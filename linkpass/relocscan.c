@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "compiler.h"
-#include "hooks.h"
 #include "mcount.h"
 #include "util.h"
 
@@ -138,9 +137,8 @@ void reloc_chunk_init(struct reloc_chunk *c, const struct image *im,
 	c->to = to;
 }
 
-/* Load and check every code relocation section; fill @rels. */
-static int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
-			  size_t *total)
+int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
+		   size_t *total)
 {
 	struct section *first_code = NULL;
 	size_t i;
@@ -231,9 +229,9 @@ int reloc_report_bad(struct image *im, const struct reloc_worker *w, int nw)
 			(unsigned long long)b->bad.sym, im->nsyms, more);
 }
 
-int relocscan_sites(struct image *im, const struct scan_opts *o,
-		    const uint8_t *is_mcount, struct scan_stats *st,
-		    struct site **cand, size_t *n, bool *sorted)
+int relocscan_sites(struct image *im, const uint8_t *is_mcount,
+		    struct scan_stats *st, struct site **cand, size_t *n,
+		    bool *sorted)
 {
 	struct reloc_chunk *chunks;
 	struct reloc_worker w;
@@ -246,11 +244,6 @@ int relocscan_sites(struct image *im, const struct scan_opts *o,
 		goto out_free_rels;
 	st->relsecs = nrels;
 	st->relocs = total;
-	if (extras()->relocscan_threads) {
-		ret = extras()->relocscan_threads(im, o, is_mcount, rels, nrels,
-						  st, cand, n, sorted);
-		goto out_time;
-	}
 	/* one worker, a chunk per section */
 	chunks = xcalloc(nrels ? nrels : 1, sizeof(*chunks));
 	for (i = 0; i < nrels; i++)
@@ -271,7 +264,6 @@ int relocscan_sites(struct image *im, const struct scan_opts *o,
 		free(w.out);
 	}
 	free(chunks);
-out_time:
 	st->ns_relocs = now_ns() - t0;
 out_free_rels:
 	free(rels);

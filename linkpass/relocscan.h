@@ -37,6 +37,9 @@ struct reloc_worker {
 	int bad_what;
 };
 
+/* Load and check every code relocation section into @rels (*@n). */
+int collect_relocs(struct image *im, struct relocs **rels, size_t *n,
+		   size_t *total);
 /* Workers @w[0..@nw) with no chunks, for @is_mcount (by symbol index). */
 void reloc_workers_init(struct reloc_worker *w, int nw,
 			const struct image *im, const uint8_t *is_mcount);
@@ -53,8 +56,8 @@ int reloc_report_bad(struct image *im, const struct reloc_worker *w, int nw);
  * and DROP_NOT_CALL for any other, into *@cand (*@n; *@sorted when in
  * (section, address) order), counted in @st.  -1 after an error line.
  */
-int relocscan_sites(struct image *im, const struct scan_opts *o,
-		    const uint8_t *is_mcount, struct scan_stats *st,
-		    struct site **cand, size_t *n, bool *sorted);
+int relocscan_sites(struct image *im, const uint8_t *is_mcount,
+		    struct scan_stats *st, struct site **cand, size_t *n,
+		    bool *sorted);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's relocation scan on several threads (the
- * relocscan_threads hook of hooks.h): the relocations split into
- * nearly equal runs, one worker of relocscan.c per thread.
+ * The full tool's relocation scan on several threads (fastscan.c): the
+ * relocations split into nearly equal runs, one worker of relocscan.c
+ * per thread.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,16 +110,22 @@ static struct site *gather(struct reloc_worker *w, int nw, struct scan_stats *st
 	return cand;
 }
 
-
 int relocscan_threads(struct image *im, const struct scan_opts *o,
-		      const uint8_t *is_mcount, const struct relocs *rels,
-		      size_t nrels, struct scan_stats *st, struct site **cand,
-		      size_t *n, bool *sorted)
+		      const uint8_t *is_mcount, struct scan_stats *st,
+		      struct site **cand, size_t *n, bool *sorted)
 {
-	int nw = thread_count(o, st->relocs), i, ret;
-	struct reloc_worker *w = xcalloc((size_t)nw, sizeof(*w));
+	struct reloc_worker *w;
 	struct reloc_chunk *chunks;
+	struct relocs *rels = NULL;
+	uint64_t t0 = now_ns();
+	size_t nrels;
+	int nw, i, ret = -1;
 
+	if (collect_relocs(im, &rels, &nrels, &st->relocs) < 0)
+		goto out_free_rels;
+	st->relsecs = nrels;
+	nw = thread_count(o, st->relocs);
+	w = xcalloc((size_t)nw, sizeof(*w));
 	reloc_workers_init(w, nw, im, is_mcount);
 	chunks = make_chunks(im, rels, nrels, st->relocs, w, nw);
 	run_jobs(w, (size_t)nw, sizeof(*w), reloc_worker_run);
@@ -131,5 +137,8 @@ int relocscan_threads(struct image *im, const struct scan_opts *o,
 		free(w[i].out);
 	free(w);
 	free(chunks);
+	st->ns_relocs = now_ns() - t0;
+out_free_rels:
+	free(rels);
 	return ret;
 }

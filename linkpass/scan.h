@@ -23,16 +23,13 @@ struct scan_want {
 /* The scan of commands that explain what they find (sites, obj...). */
 extern const struct scan_want scan_explained;
 
-/* The calls to the mcount symbols: 0, or -1 after an error line. */
-int scan_image(struct image *im, const struct scan_opts *o,
-	       const struct scan_want *want, struct scan_result *r);
-/* --patchable-entries: the listed pads, as scan_image() gives its calls. */
-int scan_pads(struct image *im, const struct scan_opts *o,
-	      const struct scan_want *want, struct scan_result *r);
 /* After scan_want.stripped_later: the stripped-objects check's verdict. */
 int scan_finish(struct scan_result *r);
 void scan_result_free(struct scan_result *r);
-/* scan_image(), or scan_pads() with --patchable-entries. */
+/*
+ * The calls to the mcount symbols, or with --patchable-entries the
+ * listed pads: 0, or -1 after an error line.
+ */
 int find_sites(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r);
 

@@ -2,18 +2,11 @@
 /* The scan's symbol pass over the decoded symbols. */
 #include "symbols.h"
 
-#include "hooks.h"
-
-int run_symbol_pass(struct image *im, const struct scan_opts *o,
-		    struct sym_pass *p)
+void run_symbol_pass(struct image *im, const struct scan_opts *o,
+		     struct sym_pass *p)
 {
 	size_t i;
 
-	if (extras()->symbol_pass)
-		return extras()->symbol_pass(im, o, p);
-	if (image_symbols(im) < 0)
-		return -1;
 	for (i = 1; i < im->nsyms; i++)
 		sym_pass_one(im, o, p, &im->syms[i], i, true);
-	return 0;
 }

@@ -13,11 +13,8 @@
 #include "site.h"
 #include "table_read.h"
 
-struct entry_set;
-
 struct sym_pass {
 	uint8_t *is_mcount;		/* by symbol index */
-	struct entry_set *e;		/* the full tool's, or NULL */
 	struct anchor_cands *anchors;	/* or NULL */
 	struct table_bounds *bounds;	/* or NULL */
 	size_t nlocal_funcs;
@@ -42,11 +39,8 @@ sym_pass_one(const struct image *im, const struct scan_opts *o,
 		anchor_cands_consider(p->anchors, im, s, (uint32_t)i);
 }
 
-/*
- * The pass over the decoded symbols (image_symbols()), or the full
- * tool's (hooks.h); -1 when the symbols cannot be decoded (reported).
- */
-int run_symbol_pass(struct image *im, const struct scan_opts *o,
-		    struct sym_pass *p);
+/* The pass over the decoded symbols (image_symbols()). */
+void run_symbol_pass(struct image *im, const struct scan_opts *o,
+		     struct sym_pass *p);
 
 #endif

@@ -13,8 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hooks.h"
-
 static void *oom(size_t size)
 {
 	fprintf(stderr, "linkpass: out of memory allocating %zu bytes\n", size);
@@ -48,13 +46,11 @@ int lp_elf_error(const char *file, const char *place, const char *what)
 	return lp_error(file, place, "%s: %s", what, elf_errmsg(-1));
 }
 
-/* A new block, or exit; the full tool asks for huge pages (hooks.h). */
+/* A new block, or exit. */
 static void *got(void *p, size_t size)
 {
 	if (!p)
 		oom(size);
-	if (extras()->huge_hint)
-		extras()->huge_hint(p, size);
 	return p;
 }
 
