@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""kernel/nm-count.py VMLINUX [BEFORE]
+"""kernel/nm-count.py VMLINUX [BEFORE[,BEFORE...]]
 
 An independent count of a vmlinux's ftrace table, for comparison with
 `linkpass check --byte-audit`: it shares no code with linkpass.  The
@@ -8,8 +8,9 @@ __mcount_loc) is read from the file's bytes with the section layout
 of `readelf -SW`, or, where every word is zero, from the
 R_RISCV_RELATIVE/R_AARCH64_RELATIVE addends of `readelf -rW`.  The functions are the sized t/T/w/W symbols of
 `nm -S`.  BEFORE is how many bytes an entry lies before its function
-(0 for x86 and for -fpatchable-function-entry=N,0; 8 for arm64's 4,2
-and riscv's CALL_OPS 8,4).
+(0 for -fpatchable-function-entry=N,0; 8 for arm64's 4,2 and riscv's
+CALL_OPS 8,4; "0,-4" for x86_64 with IBT, whose call follows the
+endbr64 where the function has one).
 
 Prints one line: entries, zero words, non-zero entries at a function's
 start (BEFORE applied), and non-zero entries inside no sized function
@@ -84,7 +85,8 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__.splitlines()[0])
     image = sys.argv[1]
-    before = int(sys.argv[2]) if len(sys.argv) == 3 else 0
+    before = [int(b) for b in sys.argv[2].split(",")] \
+        if len(sys.argv) == 3 else [0]
     addr, funcs = symbols(image)
     if "__start_mcount_loc" in addr:
         start, stop = addr["__start_mcount_loc"], addr["__stop_mcount_loc"]
@@ -104,8 +106,10 @@ def main():
 
     live = [w for w in words if w]
     print(f"{image}: entries={len(words)} zero={len(words) - len(live)} "
-          f"at_function_start={sum(w + before in begin for w in live)} "
-          f"in_no_function={sum(not inside(w + before) for w in live)}")
+          f"at_function_start="
+          f"{sum(any(w + b in begin for b in before) for w in live)} "
+          f"in_no_function="
+          f"{sum(not any(inside(w + b) for b in before) for w in live)}")
 
 
 if __name__ == "__main__":
