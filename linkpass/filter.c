@@ -70,8 +70,9 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))
 		return DROP_NOT_ENTRY;
 	/* -pg without -mfentry: the full tool's rule, or none */
-	if (!s->entry_style && (!extras()->mcount_verdict ||
-	    extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT))
+	if (!s->entry_style &&
+	    (!extras()->mcount_verdict ||
+	     extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT))
 		return DROP_NOT_ENTRY;
 	*last_func = fn;
 	return SITE_KEPT;

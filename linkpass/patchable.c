@@ -177,7 +177,6 @@ void patchable_stats(struct scan_stats *st, size_t n)
 	st->threads = 1;
 }
 
-
 int patchable_read(struct image *im, struct site **out, size_t *n)
 {
 	struct section *list = image_find_section(im, PATCHABLE_SECTION);

@@ -32,8 +32,9 @@ static int thread_count(const struct scan_opts *o, size_t nrelocs)
 
 /* Split the relocations into @nw nearly equal runs of chunks. */
 static struct reloc_chunk *make_chunks(const struct image *im,
-				 const struct relocs *rels, size_t nrels,
-				 size_t total, struct reloc_worker *w, int nw)
+				       const struct relocs *rels, size_t nrels,
+				       size_t total, struct reloc_worker *w,
+				       int nw)
 {
 	struct reloc_chunk *c = xcalloc(nrels + (size_t)nw, sizeof(*c));
 	size_t per = (total + (size_t)nw - 1) / (size_t)nw, nc = 0, i;
