@@ -73,14 +73,11 @@ static uint8_t *get_file(size_t *size)
 static int run_on_file(int (*cmd)(struct options *), const char *what,
 		       char **err, size_t *len)
 {
-	char *files[] = { path };
 	struct options o;
 	int ret;
 
 	options_init(&o);
 	o.image = path;
-	o.files = files;
-	o.nfiles = 1;
 	ret = fuzz_run(what, cmd, &o, path, err, len);
 	options_free(&o);
 	return ret;
