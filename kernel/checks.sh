@@ -400,11 +400,18 @@ check_consumers() {
 }
 
 # The sorttable fix (kernel/sorttable-fix, separate from the series): on
-# stock 6.12 x86, relinked with the fixed sorttable, the table may only
-# keep entries stock zeroed, each a live function's: with gcc nothing
-# changes; with clang the live entries stock's sorttable zeroes at a
-# shared address (__do_softirq) come back, and a boot lists and traces
-# the first of them, which stock's boot does not list.
+# stock x86 (6.12, 7.3), relinked with the fixed sorttable, the table may
+# only keep entries stock zeroed, each a live function's: with gcc at
+# tinyconfig size nothing changes; with clang the live entries stock's
+# sorttable zeroes at a shared address (__do_softirq) come back, and at
+# defconfig size with gcc a function after one-letter absolute symbols
+# (i2c_acpi_add_device).  A boot of the fixed build lists the first of
+# them, which stock's boot does not list, and enables it as the only
+# function of a filter (enabled_functions), which only a live record
+# allows.  Its calls are counted too; they are asserted only where
+# fix_must_trace=1 (run_sorttable_fix: __do_softirq, called in the trace
+# window), since a function of boot-time probing (i2c_acpi_add_device)
+# is not called again after boot.
 # Sets fix_kept (entries the fix keeps), fix_name (the first of them)
 # and fix_traced (its calls in the fixed build's boot) for the caller's
 # summary.
@@ -434,18 +441,25 @@ check_sorttable_fix() {
 		"$sf/.config" "$name"
 	# __do_softirq is called only when a softirq is pending as the boot
 	# script's processes come and go in the trace window; most boots
-	# record a few calls, some none (seen: 2 boots in 15).  A boot whose
-	# trace is empty is tried again, up to 5 boots (about 10 s each).
+	# record a few calls, some none (seen: 2 boots in 15).  Where its
+	# calls are asserted, a boot whose trace is empty is tried again, up
+	# to 5 boots (about 10 s each at tinyconfig size).
 	for boots in 1 2 3 4 5; do
 		"$here/boot.sh" "$(karch_of "$arch")" "$sf/$(image_of "$arch")" \
 			"$res/$(pair_id)-stockfix.cpio" "$log" >/dev/null || true
 		"$here/bootfacts.sh" "$log" "$name" >"$log.facts"
-		[ "$(val "$log" trace_lines)" = 0 ] || break
+		[ "${fix_must_trace:-0}" = 1 ] && [ "$(val "$log" trace_lines)" = 0 ] || break
 	done
 	fix_traced=$(val "$log" trace_lines)
-	check "stock with the sorttable fix lists $name ($(grep -c "^LPK-AFF $name\$" "$log") lines; stock: $(grep -c "^LPK-AFF $name\$" "$sl")) and traces it ($(val "$log" trace_lines) calls, $(val "$log" trace_other) of others; boot $boots of at most 5)" \
+	check "stock with the sorttable fix lists $name ($(grep -c "^LPK-AFF $name\$" "$log") lines; stock: $(grep -c "^LPK-AFF $name\$" "$sl")) and enables it alone ($(val "$log" enabled) enabled_functions line, $(val "$log" enabled_other) of others)" \
 		"$(grep -q "^LPK-AFF $name\$" "$log" && ! grep -q "^LPK-AFF $name\$" "$sl" &&
-			[ "$(val "$log" trace_lines)" -gt 0 ] && [ "$(val "$log" trace_other)" = 0 ]; echo $?)"
+			[ "$(val "$log" enabled)" = 1 ] && [ "$(val "$log" enabled_other)" = 0 ]; echo $?)"
+	if [ "${fix_must_trace:-0}" = 1 ]; then
+		check "stock with the sorttable fix traces $name ($fix_traced calls, $(val "$log" trace_other) of others; boot $boots of at most 5)" \
+			"$([ "$fix_traced" -gt 0 ] && [ "$(val "$log" trace_other)" = 0 ]; echo $?)"
+	else
+		note "stock with the sorttable fix: $name called $fix_traced times in the trace window ($(val "$log" trace_other) records of others; its calls are asserted only in the reproducer, run_sorttable_fix)"
+	fi
 }
 
 # The full builds' compiler and Kconfig warnings: ours may add none to

@@ -310,7 +310,8 @@ run_pair() {
 # run_sorttable_fix: the stock build alone, booted, then relinked with
 # kernel/sorttable-fix and booted again (check_sorttable_fix).  Here the
 # bug must reproduce: stock's sorttable zeroes a live function the fix
-# keeps, which stock does not list and the fixed build lists and traces.
+# keeps, which stock does not list and the fixed build lists, enables
+# and traces.
 run_sorttable_fix() {
 	failures=0
 	say "===== Linux $v, $arch, $tc: stock and stock with kernel/sorttable-fix ($(profile_of "$v") config; our build of this toolchain runs in make test-kernel-all) ====="
@@ -320,7 +321,7 @@ run_sorttable_fix() {
 	n_stock=$(boot_kind stock "") || n_stock=
 	check "stock kernel boots (ftrace: allocating ${n_stock:-?} entries)" "$(is -n "$n_stock")"
 	"$lp" dump "$(bdir_of stock)/vmlinux" >"$res/$(pair_id)-stock.dump"
-	check_sorttable_fix
+	fix_must_trace=1 check_sorttable_fix
 	check "the bug reproduces: stock's sorttable zeroes $fix_kept live function entries the fix keeps" \
 		"$(is "$fix_kept" -gt 0)"
 	local result=ok
