@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel/kset-coverage.sh BUILD_DIR...
+#
+# How much of the in-tree tool (linkpass/kernel-files) a kernel build
+# runs.  The listed files are built alone with gcc --coverage, and that
+# binary does what the series' Kbuild rules do, on the files each of our
+# build directories left (kernel/test-kernel.sh's BUILD_DIR, e.g.
+# $LINKPASS_KERNEL_CACHE/build/7.3-x86_64-gcc-lp):
+#   scan      .tmp_vmlinux2 (or .tmp_vmlinux1), with the build's pad
+#             geometry (--patchable-entries=N,M from its compile flags)
+#   check     vmlinux.unstripped (7.x) or vmlinux
+#   obj, check (and nop where the build writes NOPs at link time)
+#             every .ko, first stripped of the table the build gave it
+#   nop       a copy of vmlinux.unstripped, where the build writes NOPs
+# Every step must succeed.  Then gcov counts, per file, the lines of C
+# and headers (wc -l), the executable lines and how many of them ran.
+# The lines that did not run are the error paths of bad input, the
+# usage text, and what no build directory given exercised.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+# shellcheck source=kernel/lib.sh
+. "$here/lib.sh"
+
+[ $# -gt 0 ] || { echo "usage: kernel/kset-coverage.sh BUILD_DIR..." >&2; exit 2; }
+for d in "$@"; do
+	[ -f "$d/.config" ] || die "$d: not a kernel build directory (no .config)"
+done
+command -v gcov >/dev/null || die "gcov is not installed (it comes with gcc)"
+command -v llvm-objcopy >/dev/null || die "llvm-objcopy is not installed (package llvm)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kset-coverage.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+files=$(sed 's/#.*//' "$top/linkpass/kernel-files" | awk 'NF')
+for f in $files; do
+	mkdir -p "$work/src/$(dirname "$f")"
+	cp "$top/$f" "$work/src/$f"
+done
+objs=()
+for f in $files; do
+	case $f in *.c) ;; *) continue ;; esac
+	gcc -O0 --coverage -std=gnu11 -D_GNU_SOURCE -I"$work/src/include" \
+		-c "$work/src/$f" -o "$work/src/${f%.c}.o"
+	objs+=("$work/src/${f%.c}.o")
+done
+lp=$work/linkpass
+gcc --coverage -o "$lp" "${objs[@]}" -lelf -lz -lpthread
+
+# step WHAT CMD...: run one step in $work/run; a failure stops the count.
+step() {
+	local what=$1
+	shift
+	(cd "$work/run" && "$@") >"$work/run/out" 2>&1 ||
+		die "$what: $* failed: $(head -n 3 "$work/run/out")"
+}
+
+mkdir -p "$work/run"
+for d in "$@"; do
+	pad=$(pad_opt_of "$d")
+	img=$d/.tmp_vmlinux2
+	[ -f "$img" ] || img=$d/.tmp_vmlinux1
+	v=$d/vmlinux.unstripped
+	[ -f "$v" ] || v=$d/vmlinux
+	# shellcheck disable=SC2086  # $pad is one option or none
+	step "$d" "$lp" scan $pad "$img" -o table.o
+	# shellcheck disable=SC2086
+	step "$d" "$lp" check $pad "$v"
+	nko=0
+	while IFS= read -r ko; do
+		llvm-objcopy --remove-section=__mcount_loc \
+			--remove-section=.rela__mcount_loc "$ko" "$work/run/m.ko"
+		# shellcheck disable=SC2086
+		step "$ko" "$lp" obj $pad m.ko
+		# shellcheck disable=SC2086
+		step "$ko" "$lp" check $pad m.ko
+		! has_link_nops "$d" || step "$ko" "$lp" nop m.ko
+		nko=$((nko + 1))
+	done < <(find "$d" -name '*.ko' | LC_ALL=C sort)
+	if has_link_nops "$d"; then
+		cp "$v" "$work/run/v"
+		step "$d" "$lp" nop v
+		rm -f "$work/run/v"
+	fi
+	echo "kset-coverage: $d: scan, check, $nko modules (obj, check$(has_link_nops "$d" && echo ", nop")) ok"
+done
+
+# gcov's counts of each file (-l: a header's per .c file that includes
+# it, merged here: a line runs if any of them ran it)
+(cd "$work/src" && for f in $files; do
+	case $f in *.c) gcov -l -o "$(dirname "$f")" "$f" >/dev/null 2>&1 ;; esac
+done)
+printf '%-28s %6s %6s %6s %6s\n' file lines exec ran "not"
+for f in $files; do
+	n=$(wc -l <"$top/$f")
+	# every .gcov for this source: "count:line:text", count "-" when not
+	# executable, "#####" when not run
+	cat "$work/src/"*.gcov 2>/dev/null |
+		awk -v src="$f" -v n="$n" '
+		/^ *-: *0:Source:/ { s = $0; sub(/^.*Source:/, "", s); on = (s == src || s ~ ("(^|/)" src "$")); next }
+		on {
+			split($0, p, ":"); c = p[1]; gsub(/ /, "", c); l = p[2] + 0
+			if (c == "-") next
+			x[l] = 1
+			if (c != "#####" && c != "=====") r[l] = 1
+		}
+		END {
+			for (l in x) { e++; if (l in r) k++ }
+			printf "%-28s %6d %6d %6d %6d\n", src, n, e, k, e - k
+		}'
+done | tee "$work/table" | LC_ALL=C sort -k5,5nr
+awk '{ n += $2; e += $3; k += $4 } END {
+	printf "kset-coverage: %d lines of C and headers; %d executable lines, %d of them run (%.0f%%), %d not run\n", n, e, k, e ? 100 * k / e : 0, e - k }' "$work/table"
