@@ -8,12 +8,15 @@
 # binary does what the series' Kbuild rules do, on the files each of our
 # build directories left (kernel/test-kernel.sh's BUILD_DIR, e.g.
 # $LINKPASS_KERNEL_CACHE/build/7.3-x86_64-gcc-lp):
-#   scan      .tmp_vmlinux2 (or .tmp_vmlinux1), with the build's pad
+#   scan      .tmp_vmlinux1 and .tmp_vmlinux2, with the build's pad
 #             geometry (--patchable-entries=N,M from its compile flags)
 #   check     vmlinux.unstripped (7.x) or vmlinux
-#   obj, check (and nop where the build writes NOPs at link time)
-#             every .ko, first stripped of the table the build gave it
-#   nop       a copy of vmlinux.unstripped, where the build writes NOPs
+#   modules   every module's saved .ko command replayed (its ld -r, then
+#             our obj, check and, where the build writes NOPs at link
+#             time, nop: kernel/modcost.sh's ko_scripts), with this
+#             binary in place of scripts/linkpass/linkpass
+#   nop       where the build writes NOPs: a copy of .tmp_vmlinux2,
+#             whose sites still hold their calls (vmlinux's are NOPs)
 # Every step must succeed.  Then gcov counts, per file, the lines of C
 # and headers (wc -l), the executable lines and how many of them ran.
 # The lines that did not run are the error paths of bad input, the
@@ -24,6 +27,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 # shellcheck source=kernel/lib.sh
 . "$here/lib.sh"
+# shellcheck source=kernel/modcost.sh
+. "$here/modcost.sh"
 
 [ $# -gt 0 ] || { echo "usage: kernel/kset-coverage.sh BUILD_DIR..." >&2; exit 2; }
 for d in "$@"; do
@@ -57,34 +62,29 @@ step() {
 		die "$what: $* failed: $(head -n 3 "$work/run/out")"
 }
 
-mkdir -p "$work/run"
 for d in "$@"; do
+	rm -rf "$work/run"
+	mkdir -p "$work/run"
 	pad=$(pad_opt_of "$d")
-	img=$d/.tmp_vmlinux2
-	[ -f "$img" ] || img=$d/.tmp_vmlinux1
 	v=$d/vmlinux.unstripped
 	[ -f "$v" ] || v=$d/vmlinux
-	# shellcheck disable=SC2086  # $pad is one option or none
-	step "$d" "$lp" scan $pad "$img" -o table.o
+	# shellcheck disable=SC2086  # $pad: one option or none
+	for img in "$d/.tmp_vmlinux1" "$d/.tmp_vmlinux2"; do
+		[ ! -f "$img" ] || step "$img" "$lp" scan $pad "$img" -o table.o
+	done
 	# shellcheck disable=SC2086
-	step "$d" "$lp" check $pad "$v"
-	nko=0
-	while IFS= read -r ko; do
-		llvm-objcopy --remove-section=__mcount_loc \
-			--remove-section=.rela__mcount_loc "$ko" "$work/run/m.ko"
-		# shellcheck disable=SC2086
-		step "$ko" "$lp" obj $pad m.ko
-		# shellcheck disable=SC2086
-		step "$ko" "$lp" check $pad m.ko
-		! has_link_nops "$d" || step "$ko" "$lp" nop m.ko
-		nko=$((nko + 1))
-	done < <(find "$d" -name '*.ko' | LC_ALL=C sort)
+	step "$v" "$lp" check $pad "$v"
+	nko=$(ko_scripts "$work/run" "$d")
+	sed -i "s|[^ ]*scripts/linkpass/linkpass |$lp |g" "$work/run/lp.sh"
+	(cd "$d" && sh -e "$work/run/ld.sh" && sh -e "$work/run/lp.sh") ||
+		die "$d: a module's replayed command failed"
+	nops=
 	if has_link_nops "$d"; then
-		cp "$v" "$work/run/v"
-		step "$d" "$lp" nop v
-		rm -f "$work/run/v"
+		cp "$d/.tmp_vmlinux2" "$work/run/v"
+		step "$d/.tmp_vmlinux2" "$lp" nop v
+		nops=", nop; nop of .tmp_vmlinux2"
 	fi
-	echo "kset-coverage: $d: scan, check, $nko modules (obj, check$(has_link_nops "$d" && echo ", nop")) ok"
+	echo "kset-coverage: $d: scans, check, $nko modules (obj, check$nops) ok"
 done
 
 # gcov's counts of each file (-l: a header's per .c file that includes

@@ -19,23 +19,24 @@
 # Sets ko_count (modules replayed), ko_ld_ms (their links, summed) and
 # ko_lp_ms (our steps, summed).
 
-# ko_scripts DIR: write DIR/ld.sh (every module's ld -r, writing
-# DIR/N.ko) and DIR/lp.sh (our steps on DIR/N.ko) from the saved
-# commands of our build; prints the number of modules.
+# ko_scripts DIR [BUILD_DIR]: write DIR/ld.sh (every module's ld -r,
+# writing DIR/N.ko) and DIR/lp.sh (our steps on DIR/N.ko) from the saved
+# commands of our build (or of BUILD_DIR), to run in that build's
+# directory; prints the number of modules.
 ko_scripts() {
-	local dir=$1 b n=0 ko cmd ldpart lppart
-	b=$(bdir_of lp)
+	local dir=$1 b=${2:-} n=0 ko cmd ldpart lppart
+	[ -n "$b" ] || b=$(bdir_of lp)
 	: >"$dir/ld.sh"
 	: >"$dir/lp.sh"
 	while IFS= read -r ko; do
 		cmd=$(sed -n "s|^savedcmd_$ko := ||p" "$b/$(dirname "$ko")/.$(basename "$ko").cmd")
-		[ -n "$cmd" ] || die "$(pair_id)-lp: $ko: no saved command in its .cmd file"
+		[ -n "$cmd" ] || die "$b: $ko: no saved command in its .cmd file"
 		n=$((n + 1))
 		# the link ends at the first ';', the steps follow it
 		ldpart=${cmd%%;*}
 		lppart=${cmd#*;}
 		[ "$lppart" != "$cmd" ] ||
-			die "$(pair_id)-lp: $ko: its saved command has no linkpass step"
+			die "$b: $ko: its saved command has no linkpass step"
 		echo "${ldpart//$ko/$dir/$n.ko}" >>"$dir/ld.sh"
 		echo "${lppart//$ko/$dir/$n.ko}" >>"$dir/lp.sh"
 	done < <(built_kos "$b")
