@@ -1,0 +1,79 @@
+# kernel/bootfacts.sh and kernel/report.py on made-up inputs: the
+# boot-time conversion's time is reported only where the clock ran.
+# ftrace_update_code() runs early in boot; where local_clock() has not
+# started yet (arm64 and riscv always, x86 in some boots under TCG) the
+# instrument reads 0 ns for any number of records, which is no time
+# measured, not a fast conversion.
+
+import subprocess
+import sys
+
+from lptest import REPO
+
+BOOTFACTS = REPO / "kernel" / "bootfacts.sh"
+REPORT = REPO / "kernel" / "report.py"
+
+
+def facts(tmp_path, lines):
+    log = tmp_path / "boot.log"
+    log.write_text("".join(f"LPK-FTUPD <6>[    0.079353] {ln}\n" for ln in lines))
+    out = subprocess.run(["sh", BOOTFACTS, log], check=True,
+                         capture_output=True, text=True).stdout
+    return dict(ln.split("=", 1) for ln in out.splitlines())
+
+
+def test_bootfacts_time_only_where_the_clock_ran(tmp_path):
+    f = facts(tmp_path, ["lpk-ftrace-update: vmlinux: 60368 records, 0 converted, 13945394 ns",
+                         "lpk-ftrace-update: configfs: 50 records, 0 converted, 2000 ns"])
+    assert f["boot_records"] == "60368" and f["boot_converted"] == "0"
+    assert f["boot_update_us"] == "13945.4"
+    assert f["mod_update_us"] == "2.0"
+    f = facts(tmp_path, ["lpk-ftrace-update: vmlinux: 60367 records, 60367 converted, 0 ns"])
+    assert f["boot_converted"] == "60367"
+    assert f["boot_update_us"] == ""
+
+
+def pair(path, **kv):
+    base = {"version": "7.3", "arch": "x86_64", "toolchain": "gcc",
+            "run_start": "2026-12-06T03:20Z"}
+    base.update(kv)
+    path.write_text("".join(f"{k}={v}\n" for k, v in base.items()))
+
+
+def report(results, *args):
+    return subprocess.run([sys.executable, REPORT, results, *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def boot_row(text, name):
+    head = text.index("**Boot-time conversion**")
+    return next(ln for ln in text[head:].splitlines()
+                if ln.startswith(f"| {name} |"))
+
+
+def test_report_shows_a_zero_boot_time_as_not_measured(tmp_path):
+    # older facts carry 0.0, newer ones nothing: both are "—"
+    pair(tmp_path / "7.3-x86_64-gcc.facts", stock_boot_converted="12573",
+         stock_boot_update_us="26850.6", boot_converted="0",
+         boot_update_us="0.0")
+    pair(tmp_path / "7.3-arm64-gcc.facts", arch="arm64",
+         stock_boot_converted="11691", stock_boot_update_us="",
+         boot_converted="11691", boot_update_us="0.0")
+    text = report(tmp_path)
+    assert boot_row(text, "7.3 x86_64 gcc").split(" | ")[1:5] == \
+        ["12,573", "26850.6", "—", "0"]
+    assert boot_row(text, "7.3 arm64 gcc").split(" | ")[2] == "—"
+    assert boot_row(text, "7.3 arm64 gcc").split(" | ")[5] == "—"
+
+
+def test_growth_table_leaves_an_unmeasured_boot_time_out(tmp_path):
+    pair(tmp_path / "7.3-x86_64-gcc.facts", run_start="2026-12-05T10:00Z",
+         entries="12573", boot_update_us="0.0", stock_boot_update_us="26850.6")
+    pair(tmp_path / "7.3-x86_64-gcc-big.facts", profile="big", entries="60368",
+         boot_update_us="13945.4", stock_boot_update_us="0.0")
+    text = report(tmp_path, "--profile", "big")
+    rows = {ln.split(" | ")[0].lstrip("| "): ln.split(" | ")[1:]
+            for ln in text.splitlines() if ln.startswith("| ")}
+    assert rows["vmlinux sites (ours)"] == ["12,573", "60,368", "4.80 |"]
+    assert rows["ftrace_update_code at boot, ours (µs)"] == ["—", "13945.4", "— |"]
+    assert rows["ftrace_update_code at boot, stock (µs)"] == ["26850.6", "—", "— |"]
