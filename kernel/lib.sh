@@ -502,10 +502,12 @@ has_sorttable_fix() {
 
 # stock_with_sorttable_fix: a copy of the stock build relinked with the
 # sorttable of kernel/sorttable-fix/V (the stock tree's sorttable.c with
-# the fix applied, compiled by the stock build's own saved command, so
-# that make takes it as up to date); prints the copy's directory.
+# the fix applied, compiled by the stock build's own saved commands, so
+# that make takes it as up to date: 6.12 compiles and links in one
+# command, 7.x compiles scripts/sorttable.o, then links it with
+# elf-parse.o); prints the copy's directory.
 stock_with_sorttable_fix() {
-	local sb sf fix src cmd
+	local sb sf fix src cmd t
 	sb=$(bdir_of stock)
 	sf=$cache/build/$(pair_id)-stockfix
 	fix=$res/$(pair_id)-sorttable-fix
@@ -513,13 +515,21 @@ stock_with_sorttable_fix() {
 	rm -rf "$sf" "$fix"
 	cp -a "$sb" "$sf"
 	mkdir -p "$fix/scripts"
-	cp "$src/scripts/sorttable.c" "$fix/scripts/"
+	# the headers it includes by "" (7.x: elf-parse.h) beside it
+	cp "$src/scripts/sorttable.c" "$src"/scripts/*.h "$fix/scripts/"
 	cat "$here/sorttable-fix/$v"/*.patch | patch -d "$fix" -p1 -s ||
 		die "kernel/sorttable-fix/$v does not apply to $src/scripts/sorttable.c"
-	cmd=$(sed -n 's/^savedcmd_scripts\/sorttable := //p' "$sf/scripts/.sorttable.cmd")
-	[ -n "$cmd" ] || die "$sf/scripts/.sorttable.cmd: no saved command"
-	(cd "$sf" && eval "${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}") ||
-		die "$(pair_id): the fixed sorttable does not build"
+	for t in sorttable.o sorttable; do
+		[ -f "$sf/scripts/.$t.cmd" ] || continue
+		cmd=$(sed -n "s/^savedcmd_scripts\/$t := //p" "$sf/scripts/.$t.cmd")
+		[ -n "$cmd" ] || die "$sf/scripts/.$t.cmd: no saved command"
+		(cd "$sf" && eval "${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}") ||
+			die "$(pair_id): the fixed sorttable does not build"
+	done
+	[ -f "$sf/scripts/.sorttable.cmd" ] || die "$sf/scripts/.sorttable.cmd: no saved command"
+	# the fix's own line, to tell the fixed binary from stock's
+	grep -q getline "$sf/scripts/sorttable" ||
+		die "$(pair_id): $sf/scripts/sorttable was not rebuilt from the fixed source"
 	rm -f "$sf/vmlinux" "$sf/vmlinux.unstripped"
 	kmake -C "$src" O="$sf" -j"$jobs" $(margs) vmlinux "$(basename "$(image_of "$arch")")" \
 		>"$res/$(pair_id)-stockfix.log" 2>&1 ||
