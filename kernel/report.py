@@ -43,7 +43,9 @@ def load(results, profile="distro"):
         d = {}
         for line in f.read_text().splitlines():
             k, _, v = line.partition("=")
-            d[k] = v
+            # a boot time that read 0 was not measured: every table
+            # shows it as such
+            d[k] = boot_us(v) if k.endswith("boot_update_us") else v
         if "version" in d and d.get("profile", "distro") == profile:
             pairs.append(d)
     return pairs
@@ -215,10 +217,10 @@ def render(pairs, run_start):
                  "and riscv, whose timer starts the clock later, and in "
                  "some x86 boots under TCG), so no time was measured.")
     rows = [[name(p), num(g(p, "stock_boot_converted")),
-             num(boot_us(g(p, "stock_boot_update_us")), "{:.1f}"),
+             num(g(p, "stock_boot_update_us"), "{:.1f}"),
              num(g(p, "stock_mod_converted")),
              num(g(p, "boot_converted")),
-             num(boot_us(g(p, "boot_update_us")), "{:.1f}"),
+             num(g(p, "boot_update_us"), "{:.1f}"),
              num(g(p, "mod_converted"))] for p in pairs]
     parts.append(table(["pair", "stock: converted", "µs", "at module load",
                         "ours: converted", "µs", "at module load"], rows))
@@ -280,11 +282,8 @@ def growth(big, small):
         d = max(same, key=lambda p: p.get("run_start", ""))
         fmt = lambda v, f: (f"{int(v) / 1048576:.1f}" if f == "mib" and v
                             else num(v, "{:,}" if f == "mib" else f))
-        # a boot time that read 0 was not measured
-        get = lambda p, k: (boot_us(p.get(k, "")) if k.endswith("boot_update_us")
-                            else p.get(k, ""))
-        rows = [[label, fmt(get(d, k), f), fmt(get(b, k), f),
-                 ratio(get(b, k), get(d, k))] for label, k, f in GROWTH]
+        rows = [[label, fmt(d.get(k, ""), f), fmt(b.get(k, ""), f),
+                 ratio(b.get(k, ""), d.get(k, ""))] for label, k, f in GROWTH]
         parts.append(f"**How the figures grew** from the distro pair of "
                      f"{name(b)} (run started {d.get('run_start', '?')}) "
                      f"to this big pair:")
