@@ -20,7 +20,9 @@
 # Every step must succeed.  Then gcov counts, per file, the lines of C
 # and headers (wc -l), the executable lines and how many of them ran.
 # The lines that did not run are the error paths of bad input, the
-# usage text, and what no build directory given exercised.
+# usage text, and what no build directory given exercised.  With
+# KSET_COVERAGE_KEEP=DIR the gcov listings (FILE.gcov, "#####" marking
+# a line that did not run) are left in DIR.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +41,7 @@ command -v llvm-objcopy >/dev/null || die "llvm-objcopy is not installed (packag
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kset-coverage.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+keep=${KSET_COVERAGE_KEEP:-}
 files=$(sed 's/#.*//' "$top/linkpass/kernel-files" | awk 'NF')
 for f in $files; do
 	mkdir -p "$work/src/$(dirname "$f")"
@@ -113,3 +116,8 @@ for f in $files; do
 done | tee "$work/table" | LC_ALL=C sort -k5,5nr
 awk '{ n += $2; e += $3; k += $4 } END {
 	printf "kset-coverage: %d lines of C and headers; %d executable lines, %d of them run (%.0f%%), %d not run\n", n, e, k, e ? 100 * k / e : 0, e - k }' "$work/table"
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	cp "$work/src/"*.gcov "$keep/"
+	echo "kset-coverage: the gcov listings are in $keep"
+fi
