@@ -545,7 +545,9 @@ stock_with_sorttable_fix() {
 #          before 6.12.y only sorttable
 #   ours:  linkpass scan of each image the build scanned + sorttable (no -s)
 #          + linkpass check vmlinux (+ linkpass nop where the build
-#          writes the NOPs at link time)
+#          writes the NOPs at link time), each by the build's own
+#          scripts/linkpass/linkpass: the in-tree tool the series adds,
+#          what a kernel build runs (not the full tool of this repository)
 #   (7.x: on vmlinux.unstripped, which link-vmlinux.sh makes and the
 #   post-link steps work on)
 #   least: bench/leastwork -c on the same images and -c -t on vmlinux, in
@@ -554,15 +556,17 @@ stock_with_sorttable_fix() {
 #          vmlinux table it does not find in place (0 when it agrees).
 #          Mcount calls only: with patchable entries it is not run.
 postlink_cost() {
-	local reps=$1 sb lb nm r t0 t1 t2 t3 img tmp pad nops
+	local reps=$1 sb lb nm r t0 t1 t2 t3 img tmp pad nops klp
 	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=() lw=() lwc=()
 	local least_failed=0
 	sb=$(bdir_of stock)
 	lb=$(bdir_of lp)
+	klp=$lb/scripts/linkpass/linkpass
+	[ -x "$klp" ] || die "$lb: no scripts/linkpass/linkpass: the build did not make the in-tree tool"
 	nm=$(tool_of "$arch" "$tc" nm)
 	pad=$(pad_opt_of "$lb")
-	nops=
-	! has_link_nops "$lb" || nops=--sites=nop
+	nops=0
+	! has_link_nops "$lb" || nops=1
 	tmp=$res/postlink.$(pair_id)
 	mkdir -p "$tmp"
 	local zeroing=0
@@ -587,15 +591,15 @@ postlink_cost() {
 		stamp t0
 		# the images the build scanned: each left IMAGE.mcount.o
 		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
-			"$lp" scan $pad "${img%.mcount.o}" -o "$tmp/table.o"
+			"$klp" scan $pad "${img%.mcount.o}" -o "$tmp/table.o"
 		done
 		stamp t1
 		(cd "$lb" && scripts/sorttable "$tmp/lp.vmlinux")
 		stamp t2
-		"$lp" check $pad $nops "$tmp/lp.vmlinux" >/dev/null
+		"$klp" check $pad "$tmp/lp.vmlinux" >/dev/null
 		# with link-time NOPs the build also runs "linkpass nop" (on
 		# this copy, NOP'd already, it checks every site again)
-		[ -z "$nops" ] || "$lp" nop "$tmp/lp.vmlinux"
+		[ "$nops" = 0 ] || "$klp" nop "$tmp/lp.vmlinux"
 		stamp t3
 		lsc+=("$(ms "$t0" "$t1")")
 		lst+=("$(ms "$t1" "$t2")")

@@ -164,13 +164,34 @@ def render(pairs, run_start):
                      "times are mostly links and host steps, not a cold "
                      "build's; `LINKPASS_KERNEL_CCACHE=0` gives cold ones.")
 
+    # which binary timed our step: the build's in-tree tool, or (facts
+    # of runs before 6 December, without pl_tool) the repository's full
+    # tool, which takes about two thirds of the in-tree tool's work
+    full = [p for p in pairs if g(p, "pl_tool") != "in-tree"]
+    if not full:
+        tool = ("each build's own `scripts/linkpass/linkpass`, the in-tree "
+                "tool a kernel build runs")
+    else:
+        tool = ("each build's own `scripts/linkpass/linkpass`, the in-tree "
+                "tool a kernel build runs, except in the pairs marked *: "
+                "their runs timed this repository's full `linkpass`, "
+                "which does the same scans with less work (docs/kernel.md, "
+                "\"The in-tree tool's size\")")
+        if len(full) == len(pairs):
+            tool = ("this repository's full `linkpass` (runs before 6 "
+                    "December), which does the same scans with less work "
+                    "than the in-tree tool a kernel build runs "
+                    "(docs/kernel.md, \"The in-tree tool's size\")")
+    starred = {id(p) for p in full} if len(full) < len(pairs) else set()
+    mark = {id(p): "*" if id(p) in starred else "" for p in pairs}
     parts.append("**The post-link step** (milliseconds, median of 5 "
                  "interleaved rounds on the images the builds left): "
                  "stock's `nm -S` + `sorttable -s` (6.1: `sorttable`) "
                  "against our scans of the images the build scanned and "
-                 "`linkpass check vmlinux`; the least work that keeps the "
-                 "same entries (`bench/leastwork`, mcount calls only).")
-    rows = [[name(p), num(g(p, "pl_stock_ms"), "{:.1f}"),
+                 "`linkpass check vmlinux`, by " + tool + "; the least "
+                 "work that keeps the same entries (`bench/leastwork`, "
+                 "mcount calls only).")
+    rows = [[name(p) + mark[id(p)], num(g(p, "pl_stock_ms"), "{:.1f}"),
              num(g(p, "pl_lp_scans_check"), "{:.1f}"),
              ratio(g(p, "pl_lp_scans_check"), g(p, "pl_stock_ms")),
              num(g(p, "pl_least_ms"), "{:.1f}"),

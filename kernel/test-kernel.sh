@@ -203,6 +203,8 @@ write_facts() {
 		echo "incr_stock=$incr_stock"
 		echo "incr_lp=$incr_lp"
 		echo "pl_stock_ms=$pl_stock_ms"
+		# our step timed with the build's scripts/linkpass/linkpass
+		echo "pl_tool=in-tree"
 		echo "pl_lp_scans_check=$pl_lp_scans_check"
 		echo "pl_least_ms=$pl_least_ms"
 		# the linked image the checks read (vmlinux.unstripped on 7.x)

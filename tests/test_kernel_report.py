@@ -77,3 +77,28 @@ def test_growth_table_leaves_an_unmeasured_boot_time_out(tmp_path):
     assert rows["vmlinux sites (ours)"] == ["12,573", "60,368", "4.80 |"]
     assert rows["ftrace_update_code at boot, ours (µs)"] == ["—", "13945.4", "— |"]
     assert rows["ftrace_update_code at boot, stock (µs)"] == ["26850.6", "—", "— |"]
+
+
+def post_link(text):
+    head = text.index("**The post-link step**")
+    return text[head:text.index("\n\n", text.index("| pair |", head))]
+
+
+def test_post_link_names_the_binary_that_timed_ours(tmp_path):
+    # facts before 6 December have no pl_tool: the full tool timed them
+    pair(tmp_path / "7.3-x86_64-gcc.facts", pl_stock_ms="131.3",
+         pl_lp_scans_check="35.2", pl_tool="in-tree")
+    pair(tmp_path / "7.3-arm64-gcc.facts", arch="arm64", pl_stock_ms="92.4",
+         pl_lp_scans_check="21.3", pl_tool="in-tree")
+    text = post_link(report(tmp_path))
+    assert "the in-tree tool a kernel build runs;" in text
+    assert "full `linkpass`" not in text and "*" not in text.split("| pair |")[1]
+    pair(tmp_path / "7.3-arm64-gcc.facts", arch="arm64", pl_stock_ms="92.4",
+         pl_lp_scans_check="21.3")
+    text = post_link(report(tmp_path))
+    assert "except in the pairs marked *" in text
+    assert "| 7.3 arm64 gcc* |" in text and "| 7.3 x86_64 gcc |" in text
+    (tmp_path / "7.3-x86_64-gcc.facts").unlink()
+    text = post_link(report(tmp_path))
+    assert "by this repository's full `linkpass`" in text
+    assert "| 7.3 arm64 gcc |" in text
