@@ -133,7 +133,8 @@ static int check_alignments(const struct image *im)
 	return 0;
 }
 
-int cmd_obj(struct options *o)
+/* The table of object @o->image, as the comment at the top says. */
+static int obj_table(struct options *o)
 {
 	const char *path = o->image;
 	struct scan_result r;
@@ -166,4 +167,20 @@ int cmd_obj(struct options *o)
 out_close:
 	image_close(&im);
 	return ret ? EXIT_ERROR : EXIT_OK;
+}
+
+/*
+ * With --check and --nop, one process does what a module's .ko rule
+ * needs: the table, its check, then the NOPs (each process start costs
+ * about as much as the check of a small module).
+ */
+int cmd_obj(struct options *o)
+{
+	int ret = obj_table(o);
+
+	if (ret == EXIT_OK && o->then_check)
+		ret = cmd_check(o);
+	if (ret == EXIT_OK && o->then_nop)
+		ret = cmd_nop(o);
+	return ret;
 }

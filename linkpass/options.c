@@ -68,6 +68,10 @@ static const struct opt opts[] = {
 			    "sites from -fpatchable-function-entry=N[,M], not calls"),
 	OPT_CALLBACK(0, "sites", set_sites, "call|nop|any", CMD_CHECK,
 		     "what every table site must hold (default any: either)"),
+	OPT_BOOLEAN(0, "check", then_check, CMD_OBJ,
+		    "then check each object, as 'linkpass check' does"),
+	OPT_BOOLEAN(0, "nop", then_nop, CMD_OBJ,
+		    "then, if it checked, NOP its sites as 'linkpass nop' does"),
 	{ 'h', "help", no_argument, OPT_T_HELP, 0, NULL, NULL, ~0u,
 	  "this text" },
 };

@@ -46,6 +46,8 @@ struct options {
 	enum site_expect sites;	/* check: what each site must hold */
 	bool show_dropped;	/* sites: also list dropped references */
 	long max_list;		/* check: lines per category; 0 = all */
+	/* obj --check, --nop: then check, then nop, each object */
+	bool then_check, then_nop;
 	struct scan_opts scan;
 };
 

@@ -166,6 +166,47 @@ def test_nop_module_object(tmp_path, linkpass, cc):
     assert ko.read_bytes() == before
 
 
+def test_obj_check_nop_in_one_process(tmp_path, linkpass):
+    """obj --check --nop, a module's .ko rule in one process, leaves the
+    file byte for byte as obj, check and nop run one after the other
+    do, and prints check's line; a check that fails stops it before the
+    NOPs, and nop's error is its exit status."""
+    flags = ["-pg", "-mfentry", "-O2", "-fno-pie"]
+    objs = [lptest.compile_src(tmp_path, "main.c", SRC, "gcc", flags),
+            lptest.compile_src(tmp_path, "strong.c", STRONG, "gcc", flags)]
+    apart, joined = tmp_path / "apart.ko", tmp_path / "joined.ko"
+    run(["ld", "-r", *objs, "-o", apart])
+    joined.write_bytes(apart.read_bytes())
+    linkpass.run("obj", apart)
+    linkpass.run("check", apart)
+    linkpass.run("nop", apart)
+    out = linkpass.run("obj", "--check", "--nop", "--stats", joined).stdout
+    assert joined.read_bytes() == apart.read_bytes()
+    assert out.splitlines()[0] == (
+        f"linkpass obj {joined}: 4 entries (5 references, 1 dropped)")
+    assert out.splitlines()[1].startswith(f"check: {joined}: ok: 4 table entries")
+    assert out.splitlines()[2:] == [stats(joined, 4, 0, relocs=4).rstrip()]
+
+    # gcc's own table (-mrecord-mcount) lists a site in a section the
+    # policy does not trace: obj leaves it, check finds it stale, no NOP
+    odd = lptest.compile_src(
+        tmp_path, "odd.c", SRC + '__attribute__((section(".odd"))) '
+        "int oddf(int x) { return x + 5; }\n", "gcc", flags + ["-mrecord-mcount"])
+    before = odd.read_bytes()
+    proc = linkpass.run("obj", "--check", "--nop", odd, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert re.search(r"^stale \.odd\+0x0", proc.stdout, re.M), proc.stdout
+    assert odd.read_bytes() == before
+
+    lptest.require_tools("aarch64-linux-gnu-gcc")
+    a64 = lptest.compile_src(tmp_path, "a.c", SRC, "aarch64-linux-gnu-gcc",
+                             ["-pg", "-O2"])
+    proc = linkpass.run("obj", "--check", "--nop", a64, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"linkpass: {a64}: ELF header: not supported on "
+                           "aarch64: only x86_64 sites get a NOP at link time\n")
+
+
 def tamper(path, old, new):
     data = path.read_bytes()
     assert data.count(old) >= 1
