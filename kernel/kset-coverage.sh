@@ -12,8 +12,8 @@
 #             geometry (--patchable-entries=N,M from its compile flags)
 #   check     vmlinux.unstripped (7.x) or vmlinux
 #   modules   every module's saved .ko command replayed (its ld -r, then
-#             our obj, check and, where the build writes NOPs at link
-#             time, nop: kernel/modcost.sh's ko_scripts), with this
+#             our obj --check and, where the build writes NOPs at link
+#             time, --nop: kernel/modcost.sh's ko_scripts), with this
 #             binary in place of scripts/linkpass/linkpass
 #   nop       where the build writes NOPs: a copy of .tmp_vmlinux2,
 #             whose sites still hold their calls (vmlinux's are NOPs)

@@ -6,8 +6,9 @@
 # module links themselves.  Sourced by kernel/test-kernel.sh.
 #
 # Our .ko rule (scripts/Makefile.modfinal of the series) is the stock
-# "ld -r" of the module, then "linkpass obj" (the table), "linkpass
-# check" and, with link-time NOPs, "linkpass nop".  Kbuild saves that
+# "ld -r" of the module, then "linkpass obj --check" (the table and its
+# check) with "--nop" where the NOPs are written at link time (the 6.x
+# series: "linkpass obj", "check" and "nop", three processes).  Kbuild saves that
 # command line in .MODULE.ko.cmd; ko_step_cost replays it for every
 # module of our build, into a scratch directory: all the ld -r links,
 # then all the linkpass steps on what they wrote, ROUNDS times

@@ -218,8 +218,10 @@ def render(pairs, run_start):
                  "how many of ours pass `linkpass check` with their table, "
                  "the sites of all of them, and the per-module step: the "
                  "saved `.ko` commands of our build replayed (median of 3), "
-                 "the `ld -r` links summed against our `linkpass obj` + "
-                 "`check` (+ `nop`) summed, in milliseconds.  Stock's "
+                 "the `ld -r` links summed against our step summed, in "
+                 "milliseconds (7.x: one `linkpass obj --check`, with "
+                 "`--nop` on x86_64; the 6.x series: `linkpass obj`, "
+                 "`check` and `nop`, three processes).  Stock's "
                  "`.ko` rule is the `ld -r` alone on all three arches "
                  "(its saved commands), so the step is all extra.")
     rows = [[name(p), num(g(p, "ko_files")), num(g(p, "built_modules")),
