@@ -69,9 +69,9 @@ static const struct opt opts[] = {
 	OPT_CALLBACK(0, "sites", set_sites, "call|nop|any", CMD_CHECK,
 		     "what every table site must hold (default any: either)"),
 	OPT_BOOLEAN(0, "check", then_check, CMD_OBJ,
-		    "then check each object, as 'linkpass check' does"),
+		    "then check each object, as the check command does"),
 	OPT_BOOLEAN(0, "nop", then_nop, CMD_OBJ,
-		    "then, if it checked, NOP its sites as 'linkpass nop' does"),
+		    "then NOP its sites, as the nop command does"),
 	{ 'h', "help", no_argument, OPT_T_HELP, 0, NULL, NULL, ~0u,
 	  "this text" },
 };

@@ -21,8 +21,9 @@ HOST_CFLAGS = ["-O2", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes",
                "-Iinclude"]
 KERNEL_COMMANDS = ["scan", "check", "obj", "nop"]
 # the options the kernel's patches pass (-o, --patchable-entries,
-# --sites), and --help
-KERNEL_OPTIONS = ["--output", "--patchable-entries", "--sites", "--help"]
+# --sites, obj's --check and --nop), and --help
+KERNEL_OPTIONS = ["--output", "--patchable-entries", "--sites", "--check",
+                  "--nop", "--help"]
 
 SRC = r"""
 static int __attribute__((noinline)) st(int x) { return x * 3; }
@@ -201,6 +202,14 @@ def test_x86_64_object_obj_check_nop(linkpass, kernel_linkpass, tmp_path):
     same_run(linkpass, kernel_linkpass, ["nop", obj], [obj])
     assert same_run(linkpass, kernel_linkpass,
                     ["check", "--sites=nop", obj]).returncode == 0
+    # the 7.3 series' .ko rule: the three in one process
+    (tmp_path / "one").mkdir()
+    one = two_copies(compile_src(tmp_path / "one", "mod.c", SRC, "gcc",
+                                 ["-pg", "-mfentry", "-O2", "-fno-pie"]))
+    assert same_run(linkpass, kernel_linkpass,
+                    ["obj", "--check", "--nop", one], [one]).returncode == 0
+    assert (tmp_path / "one" / "kernel" / "mod.o").read_bytes() == \
+        (tmp_path / "kernel" / "mod.o").read_bytes()
 
 
 def test_aarch64_patchable_object_and_image(linkpass, kernel_linkpass,
