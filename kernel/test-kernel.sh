@@ -293,7 +293,7 @@ run_pair() {
 	local p="[$v $arch $tc]"
 	say "$p full build:        stock ${full[stock]} s, ours ${full[lp]} s (ours/stock $(ratio "${full[lp]}" "${full[stock]}"))"
 	say "$p incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
-	say "$p module links: $ko_count modules, ld -r $ko_ld_ms ms in all; our mcount step (linkpass obj + check$(has_link_nops "$(bdir_of lp)" && echo " + nop")) $ko_lp_ms ms in all ($(ratio "$ko_lp_ms" "$ko_ld_ms") of the links), median of 3 replays of the saved commands"
+	say "$p module links: $ko_count modules, ld -r $ko_ld_ms ms in all; our mcount step (the linkpass part of each saved .ko rule) $ko_lp_ms ms in all ($(ratio "$ko_lp_ms" "$ko_ld_ms") of the links), median of 3 replays of the saved commands"
 	say "$p vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
 	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
 	if [ -n "$pl_least_ms" ]; then
