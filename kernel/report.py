@@ -148,7 +148,11 @@ def render(pairs, run_start):
 
     parts.append("**Build time** (seconds; full builds one each, "
                  "incremental the median of interleaved rounds after "
-                 "touching `fs/read_write.c`).")
+                 "touching `fs/read_write.c`" +
+                 ("; — where the run kept existing build directories "
+                  "(`LINKPASS_KERNEL_REUSE=1`), which makes no full build"
+                  if any(g(p, "full_reused") for p in pairs) else "") +
+                 ").")
     rows = [[name(p), num(g(p, "full_stock"), "{:.1f}"), num(g(p, "full_lp"), "{:.1f}"),
              ratio(g(p, "full_lp"), g(p, "full_stock")),
              num(g(p, "incr_stock"), "{:.1f}"), num(g(p, "incr_lp"), "{:.1f}"),

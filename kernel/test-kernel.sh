@@ -195,8 +195,16 @@ write_facts() {
 		echo "stock_module_entries=${stock_module_entries:-0}"
 		echo "links_stock=${links[stock]}"
 		echo "links_lp=${links[lp]}"
-		echo "full_stock=${full[stock]}"
-		echo "full_lp=${full[lp]}"
+		# a build in a kept build dir (LINKPASS_KERNEL_REUSE) is no
+		# full build: not measured
+		if [ "$reuse" = 1 ]; then
+			echo "full_stock="
+			echo "full_lp="
+			echo "full_reused=1"
+		else
+			echo "full_stock=${full[stock]}"
+			echo "full_lp=${full[lp]}"
+		fi
 		# compiles of the full builds that came from ccache (H/N)
 		echo "ccache_stock=$(ccache_hits "$res/$(pair_id)-stock.full.log")"
 		echo "ccache_lp=$(ccache_hits "$res/$(pair_id)-lp.full.log")"

@@ -102,3 +102,15 @@ def test_post_link_names_the_binary_that_timed_ours(tmp_path):
     text = post_link(report(tmp_path))
     assert "by this repository's full `linkpass`" in text
     assert "| 7.3 arm64 gcc |" in text
+
+
+def test_a_reused_build_dir_has_no_full_build_time(tmp_path):
+    pair(tmp_path / "7.3-x86_64-gcc.facts", full_stock="", full_lp="",
+         full_reused="1", incr_stock="14.7", incr_lp="13.5")
+    text = report(tmp_path)
+    head = text.index("**Build time**")
+    assert "`LINKPASS_KERNEL_REUSE=1`), which makes no full build)." in \
+        text[head:text.index("\n", head)]
+    row = next(ln for ln in text[head:].splitlines()
+               if ln.startswith("| 7.3 x86_64 gcc |"))
+    assert row.split(" | ")[1:5] == ["—", "—", "—", "14.7"]
