@@ -106,6 +106,7 @@ static int scan_pads(struct scan_run *s)
 	const struct site *st;
 	struct site *cand;
 	uint64_t t0 = now_ns();
+	long hint = -1;		/* the kept sites come in address order */
 	size_t n, i;
 	int ret;
 
@@ -119,7 +120,7 @@ static int scan_pads(struct scan_run *s)
 	r->stats.ns_filter = now_ns() - t0;
 	for (i = 0; o->pad_n && i < r->nkept; i++) {
 		st = &r->kept[i];
-		fn = funcs_lookup(&r->funcs, st->shndx, st->addr, NULL);
+		fn = funcs_lookup(&r->funcs, st->shndx, st->addr, &hint);
 		if (!fn)
 			fn = pad_before_entry(im, &r->funcs,
 					      &im->secs[st->shndx], st->addr,
