@@ -61,7 +61,7 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	fn = funcs_lookup(f, s->shndx, s->addr, hint);
 	/* a listed pad (patchable.c: no call) may start before the entry */
 	if (!fn && s->form == CALL_NONE)
-		return pad_before_entry(im, f, sec, s->addr, NULL) ?
+		return pad_before_entry(im, f, sec, s->addr, hint) ?
 		       SITE_KEPT : DROP_NO_FUNC;
 	/* the full tool tells an overridden weak body apart; both drop */
 	if (!fn)

@@ -124,7 +124,7 @@ static int scan_pads(struct scan_run *s)
 		if (!fn)
 			fn = pad_before_entry(im, &r->funcs,
 					      &im->secs[st->shndx], st->addr,
-					      NULL);
+					      &hint);
 		if (!pad_fits(im, o, &im->secs[st->shndx], fn, st->addr))
 			return lp_error(im->path, im->secs[st->shndx].name,
 					"entry 0x%llx of %s does not start a pad of %u nops with %u before the entry (--patchable-entries=%u,%u): the code was compiled with another -fpatchable-function-entry",
