@@ -639,3 +639,23 @@ postlink_cost() {
 	fi
 	rm -rf "$tmp"
 }
+
+# postlink_say P: postlink_cost's figures, in the lines the test prints
+# (P: the pair's "[V ARCH TC]").
+postlink_say() {
+	local p=$1
+	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
+	if [ -n "$pl_least_ms" ]; then
+		say "$p least work (bench/leastwork -c), same rounds: $pl_scans scans + check $pl_least_ms ms ($pl_least_scans + $pl_least_check), / stock $(ratio "$pl_least_ms" "$pl_stock_ms"); ours / least work $(ratio "$pl_lp_scans_check" "$pl_least_ms"); entries of our table it does not find: $pl_least_diff"
+	fi
+}
+
+# postlink_facts: postlink_cost's figures as the lines of PAIR.facts
+# that report.py reads (our step timed by the build's own
+# scripts/linkpass/linkpass: pl_tool=in-tree).
+postlink_facts() {
+	echo "pl_stock_ms=$pl_stock_ms"
+	echo "pl_tool=in-tree"
+	echo "pl_lp_scans_check=$pl_lp_scans_check"
+	echo "pl_least_ms=$pl_least_ms"
+}

@@ -43,22 +43,14 @@ make -s -C "$repo" build/bench/leastwork
 leastwork=$repo/build/bench/leastwork
 
 postlink_cost 5
-p="[$v $arch $tc $profile]"
-say "$p post-link mcount step, median of 5: stock $pl_stock_ms ms (nm -S $pl_stock_nm + sorttable $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); scans + check $pl_lp_scans_check ms, / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
-if [ -n "$pl_least_ms" ]; then
-	say "$p least work $pl_least_ms ms ($pl_least_scans + $pl_least_check); ours / least work $(ratio "$pl_lp_scans_check" "$pl_least_ms"); entries of our table it does not find: $pl_least_diff"
-fi
+postlink_say "[$v $arch $tc $profile]"
 
-# the facts: the new figures in place of the old ones
+# the facts: the new figures (every pl_ line) in place of the old ones
 tmp=$facts.tmp
-grep -v -e '^pl_stock_ms=' -e '^pl_tool=' -e '^pl_lp_scans_check=' \
-	-e '^pl_least_ms=' "$facts" >"$tmp" || true
+grep -v '^pl_' "$facts" >"$tmp" || true
 {
-	echo "pl_stock_ms=$pl_stock_ms"
-	echo "pl_tool=in-tree"
-	echo "pl_lp_scans_check=$pl_lp_scans_check"
-	echo "pl_least_ms=$pl_least_ms"
+	postlink_facts
 	echo "pl_retimed=$(date -u +%Y-%m-%dT%H:%MZ)"
 } >>"$tmp"
 mv "$tmp" "$facts"
-say "$p $facts: post-link figures replaced"
+say "[$v $arch $tc $profile] $facts: post-link figures replaced"

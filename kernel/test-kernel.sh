@@ -210,11 +210,7 @@ write_facts() {
 		echo "ccache_lp=$(ccache_hits "$res/$(pair_id)-lp.full.log")"
 		echo "incr_stock=$incr_stock"
 		echo "incr_lp=$incr_lp"
-		echo "pl_stock_ms=$pl_stock_ms"
-		# our step timed with the build's scripts/linkpass/linkpass
-		echo "pl_tool=in-tree"
-		echo "pl_lp_scans_check=$pl_lp_scans_check"
-		echo "pl_least_ms=$pl_least_ms"
+		postlink_facts
 		# the linked image the checks read (vmlinux.unstripped on 7.x)
 		# and the stripped vmlinux, in bytes
 		echo "image_stock=$(stat -c %s "$sv")"
@@ -303,10 +299,7 @@ run_pair() {
 	say "$p incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
 	say "$p module links: $ko_count modules, ld -r $ko_ld_ms ms in all; our mcount step (the linkpass part of each saved .ko rule) $ko_lp_ms ms in all ($(ratio "$ko_lp_ms" "$ko_ld_ms") of the links), median of 3 replays of the saved commands"
 	say "$p vmlinux links: stock ${links[stock]} (incremental $ilinks_stock), ours ${links[lp]} (incremental $ilinks_lp); linkpass scans in ours: ${scans[lp]} (incremental $iscans_lp)"
-	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
-	if [ -n "$pl_least_ms" ]; then
-		say "$p least work (bench/leastwork -c), same rounds: $pl_scans scans + check $pl_least_ms ms ($pl_least_scans + $pl_least_check), / stock $(ratio "$pl_least_ms" "$pl_stock_ms"); ours / least work $(ratio "$pl_lp_scans_check" "$pl_least_ms"); entries of our table it does not find: $pl_least_diff"
-	fi
+	postlink_say "$p"
 	[ "$reuse" != 1 ] || say "$p (LINKPASS_KERNEL_REUSE: 'full' times are of existing build dirs)"
 
 	local result=ok
