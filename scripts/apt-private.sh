@@ -16,11 +16,6 @@ set -euo pipefail
 
 die() { printf 'apt-private.sh: %s\n' "$*" >&2; exit 2; }
 
-[ $# -ge 4 ] || die "usage: apt-private.sh DIR deb|deb-src \"SUITE...\" APT-GET-ARGS..."
-dir=$1 kind=$2 suites=$3
-shift 3
-case $kind in deb | deb-src) ;; *) die "$kind: not deb or deb-src" ;; esac
-
 # The machine's Debian archive URI: the first "URIs:" of a deb822 entry
 # whose suites are Debian's (not the security archive), else the first
 # "deb URI SUITE" line of sources.list.
@@ -41,6 +36,19 @@ archive_uri() {
 		[ -n "$u" ] && { echo "$u"; return; }
 	done
 }
+
+# --uri: only print that URI (kernel/buildroot.sh's debootstrap uses it).
+if [ "${1-}" = --uri ]; then
+	u=$(archive_uri)
+	[ -n "$u" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d}"
+	echo "$u"
+	exit 0
+fi
+
+[ $# -ge 4 ] || die "usage: apt-private.sh DIR deb|deb-src \"SUITE...\" APT-GET-ARGS..."
+dir=$1 kind=$2 suites=$3
+shift 3
+case $kind in deb | deb-src) ;; *) die "$kind: not deb or deb-src" ;; esac
 
 uri=$(archive_uri)
 [ -n "$uri" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d}"
