@@ -24,7 +24,8 @@
 #   run     runs COMMAND inside the root (chroot) in a mount namespace of
 #           its own, with /dev, /proc and the kernel cache bound in at
 #           the same paths, so source and build dirs keep their names;
-#           the binds end with the command.  -C DIR: start in DIR.
+#           the binds end with the command.  -C DIR: start in DIR (by
+#           default the current one if it is under the cache, else /).
 #   path    prints the root's directory.
 #
 # Environment: LINKPASS_KERNEL_CACHE (/var/tmp/linkpass-kernel),
@@ -108,7 +109,8 @@ ensure)
 	;;
 run)
 	shift
-	dir=$PWD
+	# the current directory where the root sees it (under the cache)
+	case $PWD/ in "$cache"/*) dir=$PWD ;; *) dir=/ ;; esac
 	if [ "${1-}" = -C ]; then
 		dir=$2
 		shift 2
