@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an ftrace call site looks like on each architecture, and the
+ * instruction patterns both the scan and the check test the bytes with.
+ *
+ * x86_64 calls __fentry__ at the entry of a traced function ("e8 rel32",
+ * after endbr64 with IBT).  arm64 and riscv reserve a pad of nops there
+ * instead (-fpatchable-function-entry=N,M: M nops before the function, the
+ * others at its entry, after a BTI landing pad on arm64); the compiler
+ * lists each pad's first nop in __patchable_function_entries.
+ */
+#include <string.h>
+
+#include "linkpass.h"
+
+#ifndef R_X86_64_PLT32
+#define R_X86_64_PLT32		4
+#endif
+#ifndef EM_RISCV
+#define EM_RISCV		243
+#endif
+#ifndef R_RISCV_64
+#define R_RISCV_64		2
+#endif
+#ifndef R_RISCV_RELATIVE
+#define R_RISCV_RELATIVE	3
+#endif
+
+#define X86_CALL		0xe8
+#define A64_NOP			0xd503201fu
+#define A64_BTI_C		0xd503245fu
+#define A64_BTI_JC		0xd50324dfu
+#define RV_NOP			0x00000013u
+#define RV_C_NOP		0x0001u
+
+/* x86_nops[5], the NOP ftrace writes over a site (ftrace_nop_replace()) */
+static const uint8_t x86_nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t x86_endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static unsigned int x86_landing_pad(const uint8_t *p, uint64_t avail)
+{
+	return avail >= sizeof(x86_endbr64) &&
+	       !memcmp(p, x86_endbr64, sizeof(x86_endbr64)) ?
+	       sizeof(x86_endbr64) : 0;
+}
+
+static unsigned int a64_landing_pad(const uint8_t *p, uint64_t avail)
+{
+	return avail >= 4 && (le32(p) == A64_BTI_C || le32(p) == A64_BTI_JC) ?
+	       4 : 0;
+}
+
+static unsigned int a64_pad_nop(const uint8_t *p, uint64_t avail)
+{
+	return avail >= 4 && le32(p) == A64_NOP ? 4 : 0;
+}
+
+static unsigned int no_landing_pad(const uint8_t *p, uint64_t avail)
+{
+	return 0;
+}
+
+/* "nop", or "c.nop" with compressed instructions */
+static unsigned int rv_pad_nop(const uint8_t *p, uint64_t avail)
+{
+	if (avail >= 4 && le32(p) == RV_NOP)
+		return 4;
+	return avail >= 2 && (p[0] | p[1] << 8) == RV_C_NOP ? 2 : 0;
+}
+
+static const struct arch arches[] = {
+	{
+		.name = "x86_64",
+		.machine = EM_X86_64,
+		.r_abs64 = R_X86_64_64,
+		.r_relative = R_X86_64_RELATIVE,
+		.r_none = R_X86_64_NONE,
+		.mcount = "__fentry__",
+		/* PC32 from binutils before 2.31 */
+		.r_call = { R_X86_64_PLT32, R_X86_64_PC32 },
+		.call_len = 5,
+		.nop = x86_nop5,
+		.landing_pad = x86_landing_pad,
+	}, {
+		.name = "arm64",
+		.machine = EM_AARCH64,
+		.r_abs64 = R_AARCH64_ABS64,
+		.r_relative = R_AARCH64_RELATIVE,
+		.r_none = R_AARCH64_NONE,
+		.landing_pad = a64_landing_pad,
+		.pad_nop = a64_pad_nop,
+	}, {
+		.name = "riscv64",
+		.machine = EM_RISCV,
+		.r_abs64 = R_RISCV_64,
+		.r_relative = R_RISCV_RELATIVE,
+		.r_none = 0,
+		.landing_pad = no_landing_pad,
+		.pad_nop = rv_pad_nop,
+	},
+};
+
+const struct arch *arch_find(uint16_t machine)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i].machine == machine)
+			return &arches[i];
+	return NULL;
+}
+
+/* A function's entry: its start, after any landing pad. */
+uint64_t func_entry(const struct image *im, const struct func *fn)
+{
+	const struct section *s = &im->secs[fn->shndx];
+	uint64_t off = fn->start - s->sh.sh_addr;
+
+	return fn->start + im->arch->landing_pad(s->data + off,
+						 s->sh.sh_size - off);
+}
+
+/* Does @addr hold a direct call to @target (a linked image's bytes)? */
+bool call_bytes(const struct image *im, uint32_t shndx, uint64_t addr,
+		uint64_t target)
+{
+	const uint8_t *p = image_bytes(im, shndx, addr, im->arch->call_len);
+	int32_t rel;
+
+	if (!p || p[0] != X86_CALL)
+		return false;
+	memcpy(&rel, p + 1, sizeof(rel));
+	return addr + im->arch->call_len + (int64_t)rel == target;
+}
+
+/* Do @count nops start at @addr, ending at *@end? */
+static bool nops(const struct image *im, uint32_t shndx, uint64_t addr,
+		 unsigned int count, uint64_t *end)
+{
+	const struct section *s = &im->secs[shndx];
+	unsigned int len;
+
+	while (count--) {
+		if (addr - s->sh.sh_addr >= s->sh.sh_size)
+			return false;
+		len = im->arch->pad_nop(s->data + (addr - s->sh.sh_addr),
+					s->sh.sh_size - (addr - s->sh.sh_addr));
+		if (!len)
+			return false;
+		addr += len;
+	}
+	*end = addr;
+	return true;
+}
+
+/*
+ * Does @fn hold the whole pad of -fpatchable-function-entry=N,M?  Its
+ * first nop, which the compiler lists and ftrace's table holds, in *@site.
+ * The nops before a function are all of one size (4, or 2 for c.nop).
+ */
+bool pad_at(const struct image *im, const struct func *fn, uint64_t *site)
+{
+	const struct section *s = &im->secs[fn->shndx];
+	unsigned int m = im->pad.m, size;
+	uint64_t end, entry = func_entry(im, fn);
+
+	if (!nops(im, fn->shndx, entry, im->pad.n - m, &end))
+		return false;
+	if (!m) {
+		*site = entry;
+		return true;
+	}
+	for (size = 2; size <= 4; size += 2) {
+		uint64_t first = fn->start - (uint64_t)m * size;
+
+		if (fn->start - s->sh.sh_addr < (uint64_t)m * size)
+			continue;
+		if (nops(im, fn->shndx, first, m, &end) && end == fn->start) {
+			*site = first;
+			return true;
+		}
+	}
+	return false;
+}
