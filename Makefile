@@ -4,8 +4,8 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WFLAGS  := -Wall -Wextra -Werror
-# linkpass/ is also built in kernel trees, as a host program: the
-# kernel's host warnings too (KBUILD_USERHOSTCFLAGS)
+# linkpass/ keeps the kernel's host-program warnings too
+# (KBUILD_USERHOSTCFLAGS)
 LP_WFLAGS := $(WFLAGS) -Wmissing-prototypes -Wstrict-prototypes
 PYTHON  ?= /usr/bin/python3
 

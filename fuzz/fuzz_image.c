@@ -26,7 +26,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "extras.h"
+#include "anchor.h"
+#include "scan.h"
 #include "fuzz_common.h"
 #include "image.h"
 #include "util.h"

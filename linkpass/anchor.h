@@ -18,7 +18,7 @@ struct anchors {
 	const struct symbol **by_shndx;	/* anchor for each section */
 	const struct symbol **list;	/* the distinct anchors used */
 	size_t n;
-	struct symbol ehdr;	/* a shared library's: anchor_dso.c */
+	struct symbol ehdr;	/* a shared library's __ehdr_start */
 };
 
 /* A global another object can refer to by name. */
@@ -118,5 +118,6 @@ int anchors_choose(struct image *im, const char *forced,
 		   const struct site *sites, size_t nsites,
 		   struct anchor_cands *cands, struct anchors *a);
 void anchors_free(struct anchors *a);
+
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * aarch64: the kernel's entries are -fpatchable-function-entry nops
  * after an optional "bti c" landing pad; gcc -pg's "bl _mcount" after
- * the prologue is the full tool's (prologue.c).  Instructions are 4
+ * the prologue is judged by prologue.c.  Instructions are 4
  * bytes, little-endian.
  */
 #include <elf.h>

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The byte audit's per-architecture facts (the full tool's): the direct
- * calls (the kernel's set has x86_64's only, arch->direct_call, which
- * linkpass nop needs; aarch64's and riscv64's are here) and the width
- * of a patchable pad's nops.
+ * The byte audit's per-architecture facts: the direct calls (x86's are
+ * arch->direct_call, which linkpass nop needs too; aarch64's and
+ * riscv64's are here) and the width of a patchable pad's nops.
  */
 #include <elf.h>
 

@@ -5,7 +5,7 @@
 
 #include "arch.h"
 
-/* arch->direct_call, or aarch64's and riscv64's (the full tool's). */
+/* arch->direct_call, or aarch64's and riscv64's. */
 unsigned int arch_direct_call(const struct arch *a, const uint8_t *p,
 			      uint64_t avail, uint64_t addr, uint64_t *target);
 

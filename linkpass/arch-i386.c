@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * i386 (the full tool's: the kernel's set is for x86_64, arm64 and
- * riscv64).  A call is e8 rel32 with R_386_PC32 or R_386_PLT32; the
- * rest is x86_64's (arch-x86.c, arch-x86-pie.c).
+ * i386.  A call is e8 rel32 with R_386_PC32 or R_386_PLT32; the rest
+ * is x86_64's (arch-x86.c).
  */
 #include <elf.h>
 #include <string.h>
 
 #include "arch-x86.h"
 #include "compiler.h"
-#include "extras.h"
 #include "x86-insn.h"
 
 static enum call_form i386_call_at(const uint8_t *code, uint64_t size,
@@ -62,9 +60,9 @@ const struct arch arch_i386 = {
 	.abs_reloc = R_386_32,
 	.relative_reloc = R_386_RELATIVE,
 	.call_at = i386_call_at,
-	.call_len = x86_pie_call_len,
+	.call_len = x86_call_len,
 	.entry_prefix = x86_entry_prefix,
 	.padding_len = i386_padding_len,
 	.pad_nop_len = x86_pad_nop_len,
-	.direct_call = x86_pie_direct_call,
+	.direct_call = x86_direct_call,
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the stripped-objects check (stripped.c, the full tool's) needs of
- * an architecture: how a relocation refers to an address, and where
- * code may branch to one.  One table per architecture (arch-refs.c).
+ * What the stripped-objects check (stripped.c) needs of an architecture:
+ * how a relocation refers to an address, and where code may branch to
+ * one.  One table per architecture (arch-refs.c).
  */
 #ifndef LINKPASS_ARCH_REFS_H
 #define LINKPASS_ARCH_REFS_H

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86_64 as the kernel links it (i386, the full tool's, shares these
- * rules; its x86_64 also reads a PIE's GOT calls: arch-x86-pie.c).  A
- * traced function starts, after an optional endbr64, with "call
- * __fentry__": e8 rel32 with R_X86_64_PLT32, or R_X86_64_PC32 from
- * binutils before 2.31.
+ * The x86 rules that x86_64 (arch-x86_64.c) and i386 (arch-i386.c)
+ * share: call lengths, entry prefixes, padding, direct calls and the
+ * NOP over a 5-byte call.
  */
-#include <elf.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -18,32 +15,10 @@ static const uint8_t endbr64[] = X86_ENDBR64_BYTES;
 static const uint8_t endbr32[] = X86_ENDBR32_BYTES;
 static const uint8_t nop5[] = X86_NOP5_BYTES;
 
-enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
-			      uint64_t off, uint32_t type, uint64_t *start)
-{
-	if (off < 1 || off + 4 > size)
-		return CALL_NONE;
-	switch (type) {
-	case R_X86_64_NONE:
-		/* a call NOP'd by objtool --mnop or linkpass nop */
-		if (memcmp(code + off - 1, nop5, sizeof(nop5)))
-			return CALL_NONE;
-		*start = off - 1;
-		return CALL_NOPPED;
-	case R_X86_64_PLT32:
-	case R_X86_64_PC32:
-		break;
-	default:
-		return CALL_NONE;
-	}
-	if (code[off - 1] != X86_OP_CALL)
-		return CALL_NONE;
-	*start = off - 1;
-	return CALL_REL32;
-}
-
 unsigned int x86_call_len(enum call_form f)
 {
+	if (f == CALL_ADDR32 || f == CALL_GOT)
+		return X86_CALL_ADDR32_LEN;
 	return f == CALL_REL32 || f == CALL_NOPPED ? X86_CALL_LEN : 0;
 }
 
@@ -90,8 +65,8 @@ unsigned int x86_pad_nop_len(const uint8_t *p, uint64_t avail)
 }
 
 /* e8 rel32. */
-unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
-			     uint64_t addr, uint64_t *target)
+static unsigned int call_rel32(const uint8_t *p, uint64_t avail,
+			       uint64_t addr, uint64_t *target)
 {
 	int32_t rel;
 
@@ -102,26 +77,20 @@ unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
 	return X86_CALL_LEN;
 }
 
+/* e8 rel32, or the relaxed GOT call 67 e8 rel32. */
+unsigned int x86_direct_call(const uint8_t *p, uint64_t avail,
+			     uint64_t addr, uint64_t *target)
+{
+	unsigned int n;
+
+	if (!avail || p[0] != X86_OP_ADDR32)
+		return call_rel32(p, avail, addr, target);
+	n = call_rel32(p + 1, avail - 1, addr + 1, target);
+	return n ? n + 1 : 0;
+}
+
 /* The NOP over a site: Linux's x86_nops[5] (ftrace_nop_replace()). */
 const uint8_t *x86_site_nop(unsigned int len)
 {
 	return len == sizeof(nop5) ? nop5 : NULL;
 }
-
-const struct arch arch_x86_64 = {
-	.name = "x86_64",
-	.machine = EM_X86_64,
-	.elfclass = ELFCLASS64,
-	.rela = true,
-	.addr_size = 8,
-	.abs_reloc = R_X86_64_64,
-	.relative_reloc = R_X86_64_RELATIVE,
-	.call_at = x86_64_call_at,
-	.call_len = x86_call_len,
-	.entry_prefix = x86_entry_prefix,
-	.padding_len = x86_padding_len,
-	.pad_nop_len = x86_pad_nop_len,
-	.direct_call = x86_direct_call,
-	.site_nop = x86_site_nop,
-	.none_reloc = R_X86_64_NONE,
-};

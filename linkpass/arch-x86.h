@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The x86 rules that the full tool's i386 (arch-i386.c) and x86_64 with
- * a PIE's calls (arch-x86-pie.c) share.
- */
+/* The x86 rules that i386 (arch-i386.c) and x86_64 (arch-x86_64.c) share. */
 #ifndef LINKPASS_ARCH_X86_H
 #define LINKPASS_ARCH_X86_H
 
 #include "arch.h"
 
-enum call_form x86_64_call_at(const uint8_t *code, uint64_t size,
-			      uint64_t off, uint32_t type, uint64_t *start);
 unsigned int x86_call_len(enum call_form f);
 unsigned int x86_entry_prefix(const uint8_t *p, uint64_t avail);
 unsigned int x86_padding_len(const uint8_t *p, uint64_t avail);

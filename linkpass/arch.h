@@ -51,8 +51,8 @@ struct arch {
 	unsigned int (*pad_nop_len)(const uint8_t *p, uint64_t avail);
 	/*
 	 * A direct call at @p (at @addr): its length, its target in
-	 * *@target.  x86_64's, for nop; the byte audit's others are the
-	 * full tool's (arch-audit.c).
+	 * *@target.  x86's, for nop; the byte audit's others are in
+	 * arch-audit.c.
 	 */
 	unsigned int (*direct_call)(const uint8_t *p, uint64_t avail,
 				    uint64_t addr, uint64_t *target);
@@ -63,8 +63,7 @@ struct arch {
 	uint32_t none_reloc;	/* R_*_NONE */
 };
 
-/* The kernel's; the full tool's come through hooks.h (extras.h). */
-extern const struct arch arch_x86_64, arch_aarch64, arch_riscv64;
+extern const struct arch arch_x86_64, arch_aarch64, arch_riscv64, arch_i386;
 
 /* The architecture table entry for an ELF machine/class, or NULL. */
 const struct arch *arch_find(uint16_t machine, uint8_t elfclass);

@@ -288,7 +288,7 @@ static int first_site_nopped(struct image *im, const struct options *o)
 }
 
 /*
- * check on an image without code relocations (hooks.h): the
+ * check on an image without code relocations (cmd_check.c): the
  * comparison needs the relocations of the code (-q).  An image that
  * kept none (a shipped vmlinux) gets one line naming the byte audit
  * that checks it: with --sites=nop when its sites were NOP'd at link

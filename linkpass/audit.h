@@ -24,7 +24,7 @@ unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
 			   uint64_t avail);
 
 /*
- * check --byte-audit (the hook of hooks.h): fill @r as find_sites()
+ * check --byte-audit: fill @r as find_sites()
  * would (kept sites sorted by address, the function index built) from
  * the symbols and bytes of @im alone, after one line saying what a
  * site is; stats.calls counts the functions looked at.  With
@@ -38,14 +38,14 @@ int audit_check_sites(const struct options *o, struct image *im,
 
 /*
  * The end of check's summary for the findings @fd among @entries
- * non-zero entries (hooks.h): a hint that the pad geometry is wrong
+ * non-zero entries: a hint that the pad geometry is wrong
  * when most entries are both stale and missing; else NULL.
  */
 const char *audit_verdict_note(const struct options *o, size_t entries,
 			       const struct findings *fd);
 
 /*
- * check's one line for an image without code relocations (hooks.h),
+ * check's one line for an image without code relocations,
  * naming the byte-audit command that checks it: -1, else 0.
  */
 int audit_code_relocs(struct image *im, const struct options *o);

@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
 #include "commands.h"
+#include "describe.h"
 #include "findings.h"
-#include "hooks.h"
 #include "mcount-table.h"
 #include "scan.h"
 #include "table_read.h"
@@ -55,26 +56,8 @@ static void check_more(const struct check *c, const char *what, size_t count)
 	long max = c->o->max_list;
 
 	if (max > 0 && count > (size_t)max)
-		printf("%s: ... and %zu more%s\n", what, count - (size_t)max,
-		       extras()->more_note ? extras()->more_note : "");
-}
-
-/*
- * A finding @f at @p, after "<kind> ": the address, or section +
- * offset; the full tool adds its function and bytes (describe.c).
- */
-static void name_place(const struct check *c, enum finding f,
-		       const struct place *p, char *buf, size_t len)
-{
-	struct image *im = c->im;
-
-	if (extras()->describe_finding)
-		extras()->describe_finding(im, c->r, f, p, buf, len);
-	else if (im->ehdr.e_type == ET_REL)
-		snprintf(buf, len, "%s+0x%llx", im->secs[p->shndx].name,
-			 (unsigned long long)p->off);
-	else
-		snprintf(buf, len, "0x%016llx", (unsigned long long)p->off);
+		printf("%s: ... and %zu more (--max-list=0 lists all)\n", what,
+		       count - (size_t)max);
 }
 
 /* Count a finding @f at @p, and list it while its kind has room. */
@@ -85,7 +68,8 @@ static void found(const struct check *c, enum finding f,
 
 	if (!check_listing(c, ++*count))
 		return;
-	name_place(c, f, p, buf, sizeof(buf));
+	/* the address or section + offset, its function and bytes */
+	describe_finding(c->im, c->r, f, p, buf, sizeof(buf));
 	printf("%s %s%s\n", finding_name[f], buf,
 	       f == FOUND_CALL ? " (--sites=nop wants the NOP)" :
 	       f == FOUND_NOP ? " (--sites=call wants the call)" : "");
@@ -163,8 +147,8 @@ static int check_verdict(const struct check *c, bool found, size_t n,
 		snprintf(more + strlen(more), sizeof(more) - strlen(more),
 			 "; %zu not %s", fd->wrong,
 			 o->sites == SITES_NOP ? "the NOP" : "the call");
-	if (!ok && extras()->verdict_note)
-		note = extras()->verdict_note(o, n - fd->zeroed, fd);
+	if (!ok)
+		note = audit_verdict_note(o, n - fd->zeroed, fd);
 	if (note)
 		snprintf(more + strlen(more), sizeof(more) - strlen(more),
 			 "%s", note);
@@ -292,14 +276,13 @@ static int check_linked(struct check *c)
 	int ret = EXIT_ERROR;
 	size_t n;
 
-	/* the kernel's set: the scan's error for an image without -q */
-	if (!o->byte_audit && extras()->code_relocs &&
-	    extras()->code_relocs(im, o) < 0)
+	/* an image without -q: the error names --byte-audit */
+	if (!o->byte_audit && audit_code_relocs(im, o) < 0)
 		return EXIT_ERROR;
 	/* the scan's pass over the symbols also finds the table's bounds */
 	table_bounds_init(&bounds, o->start_sym, o->stop_sym);
 	want.bounds = &bounds;
-	if ((o->byte_audit ? extras()->audit_sites(o, im, &r) :
+	if ((o->byte_audit ? audit_check_sites(o, im, &r) :
 	     find_sites(im, &o->scan, &want, &r)) < 0)
 		return EXIT_ERROR;
 	c->r = &r;
@@ -315,10 +298,8 @@ static int check_linked(struct check *c)
 	v = live_entries(&t, &n, &c->fd);
 	if (c->fd.zeroed)
 		printf(ZEROED_LINE, c->fd.zeroed,
-		       o->allow_zeroed || !extras()->zeroed_note ? "" :
-		       extras()->zeroed_note);
-	if (extras()->explain_sites &&
-	    extras()->explain_sites(im, o, &r, v, n) < 0)
+		       o->allow_zeroed ? "" : " (--allow-zeroed accepts them)");
+	if (explain_sites(im, o, &r, v, n) < 0)
 		goto out_free;
 	order_faults(c, &t);
 	/* where the two agree, only --sites can find something */
@@ -341,7 +322,7 @@ int cmd_check(struct options *o)
 	int ret = EXIT_ERROR;
 
 	c.im = &im;
-	/* the full tool's scan of an image reads the symbols in place */
+	/* the scan of an image reads the symbols in place */
 	if (image_open_lazy(&im, o->image, IMAGE_ANY) < 0)
 		goto out_close;
 	if ((o->byte_audit || im.ehdr.e_type == ET_REL) &&

@@ -4,7 +4,6 @@
 
 #include "commands.h"
 #include "describe.h"
-#include "extras.h"
 #include "table_read.h"
 #include "util.h"
 

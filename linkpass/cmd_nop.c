@@ -17,8 +17,8 @@
 
 #include "commands.h"
 #include "compiler.h"
+#include "describe.h"
 #include "elfwrite.h"
-#include "hooks.h"
 #include "mcount.h"
 #include "mcount-table.h"
 #include "table_read.h"
@@ -269,7 +269,7 @@ static int find_relocs(struct nop_job *j)
 
 /*
  * Refuse the file when a site is bad: one line, for the first, with
- * its function and bytes in the full tool (describe.c).
+ * its function and bytes (describe.c).
  */
 static int refuse(struct nop_job *j)
 {
@@ -283,17 +283,8 @@ static int refuse(struct nop_job *j)
 			first = &j->v[i];
 	if (!nbad)
 		return 0;
-	if (extras()->describe_nop_site)
-		extras()->describe_nop_site(im, &first->at, first->sec,
-					    first->off, where, sizeof(where));
-	else if (im->ehdr.e_type == ET_REL)
-		snprintf(where, sizeof(where), "%s+0x%llx",
-			 first->at.shndx < im->nsecs ?
-			 im->secs[first->at.shndx].name : "<none>",
-			 (unsigned long long)first->at.off);
-	else
-		snprintf(where, sizeof(where), "0x%llx",
-			 (unsigned long long)first->at.off);
+	describe_nop_site(im, &first->at, first->sec, first->off, where,
+			  sizeof(where));
 	snprintf(place, sizeof(place), MCOUNT_SECTION " entry %zu",
 		 first->entry);
 	return lp_error(im->path, place, "%s, %s; nothing written%s", where,

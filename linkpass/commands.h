@@ -11,7 +11,7 @@ enum operands {
 	FILES,			/* one or more IMAGE or FILE.o */
 };
 
-/* A line of main()'s command table (hooks.h adds the full tool's). */
+/* A line of main()'s command table. */
 struct command {
 	const char *name;
 	int (*run)(struct options *o);	/* on o->image: the exit status */
@@ -24,5 +24,7 @@ int cmd_scan(struct options *o);
 int cmd_check(struct options *o);
 int cmd_obj(struct options *o);
 int cmd_nop(struct options *o);
+int cmd_dump(struct options *o);
+int cmd_sites(struct options *o);
 
 #endif

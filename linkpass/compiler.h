@@ -22,12 +22,6 @@
 #define __printf(a, b) __attribute__((__lp_printf_format(a, b)))
 #endif
 
-/* As the kernel's __weak (hooks.h); a second macro, as __printf(). */
-#ifndef __weak
-#define __lp_weak_attr __weak__
-#define __weak __attribute__((__lp_weak_attr))
-#endif
-
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

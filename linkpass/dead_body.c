@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's drop reason "dead body (overridden weak)", which the
- * stripped-objects check and the reports use (the dead_body hook of
- * hooks.h); the kernel's set drops such a call as "no function symbol".
+ * The drop reason "dead body (overridden weak)" (filter.c), which the
+ * stripped-objects check and the reports use.
  */
-#include "extras.h"
 #include "funcs.h"
 #include "site.h"
 

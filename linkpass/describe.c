@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Naming addresses in the full tool's output: dump's and sites' lines,
- * and the function and bytes of a place in check's findings (for which
- * check scans again with the drop reasons) and nop's errors (hooks of
- * hooks.h: the kernel's set prints the place alone).
+ * Naming addresses in the output: dump's and sites' lines, and the
+ * function and bytes of a place in check's findings (for which check
+ * scans again with the drop reasons) and nop's errors.
  */
 #include "describe.h"
 #include "findings.h"

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Naming an address for humans: "<function>+0x<off> <section>" (the
- * full tool's: the kernel's set names places by address alone).
- */
+/* Naming an address for humans: "<function>+0x<off> <section>". */
 #ifndef LINKPASS_DESCRIBE_H
 #define LINKPASS_DESCRIBE_H
 
@@ -47,8 +44,7 @@ const struct func *describe_pad_of(struct image *im, const struct funcs *f,
 				   long *hint);
 
 /*
- * The hooks of hooks.h.  check's words for a finding @kind (enum
- * finding) at @p, with @r's functions and drop reasons: "0x<addr>
+ * check's words for a finding @kind (enum finding) at @p, with @r's functions and drop reasons: "0x<addr>
  * <describe_addr>[: bytes ..[; call <verdict>]]", or an object's
  * describe_place()[: bytes ..].
  */
@@ -65,5 +61,25 @@ int explain_sites(struct image *im, const struct options *o,
 void describe_nop_site(struct image *im, const struct place *p,
 		       struct section *sec, uint64_t off, char *buf,
 		       size_t len);
+
+/*
+ * print_entry.c: the lines of dump and sites.  Where the previous entry was: lines of a sorted
+ * table then cost a few steps each instead of a search.  Start with
+ * DESCRIBE_CURSOR_INIT.
+ */
+struct describe_cursor {
+	struct section *sec;
+	long hint;
+};
+
+#define DESCRIBE_CURSOR_INIT { NULL, -1 }
+
+/*
+ * One line of dump and sites output, "0x<addr> <describe_addr>", the
+ * same bytes as printf would make, formatted by hand: a kernel's table
+ * has hundreds of thousands of lines and the driver dumps it twice.
+ */
+void describe_print_entry(struct image *im, const struct funcs *f,
+			  uint64_t addr, struct describe_cursor *c);
 
 #endif

@@ -1,13 +1,91 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's part of reading back a PIE's or a shared library's
- * table (the dynsym_value hook of hooks.h): entries that the linker
- * left as absolute dynamic relocations against a symbol.  A kernel
- * links -shared -Bsymbolic, which leaves only RELATIVE ones.
+ * An image's dynamic linking: can another object preempt its symbols
+ * (a shared library's anchors, anchor.c), and the value of a dynamic
+ * symbol, for reading back a PIE's or a shared library's table
+ * (table_read.c): entries that the linker left as absolute dynamic
+ * relocations against a symbol.  A kernel links -shared -Bsymbolic,
+ * which leaves only RELATIVE ones.
  */
-#include "extras.h"
 #include "image.h"
+
+#include <string.h>
+
 #include "util.h"
+
+/* The tag and value of dynamic entry @i of @b, either class. */
+static void dyn_get(bool is64, const uint8_t *b, size_t i, int64_t *tag,
+		    uint64_t *val)
+{
+	if (is64) {
+		Elf64_Dyn d;
+
+		memcpy(&d, b + i * sizeof(d), sizeof(d));
+		*tag = d.d_tag;
+		*val = d.d_un.d_val;
+	} else {
+		Elf32_Dyn d;
+
+		memcpy(&d, b + i * sizeof(d), sizeof(d));
+		*tag = d.d_tag;
+		*val = d.d_un.d_val;
+	}
+}
+
+/*
+ * Set im->interposable from the dynamic section: true for an ET_DYN
+ * image with one that is neither a PIE (DF_1_PIE) nor linked
+ * -Bsymbolic (DT_SYMBOLIC, DF_SYMBOLIC).  -1 (reported) when the
+ * section cannot be read.
+ *
+ * A PIE comes first in every lookup scope, so nothing preempts its
+ * symbols; -Bsymbolic binds every reference inside the image (arm64
+ * and riscv kernels with CONFIG_RELOCATABLE are linked -shared
+ * -Bsymbolic).  An ET_DYN image
+ * without a dynamic section is not loaded by ld.so at all.
+ * -Bsymbolic-functions leaves no mark in the image, so a library
+ * linked with it still counts as interposable.
+ */
+int image_read_dynamic(struct image *im)
+{
+	bool is64 = im->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t esz = is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	bool pie = false, symbolic = false;
+	struct section *ds = NULL;
+	const uint8_t *b;
+	uint64_t val;
+	int64_t tag;
+	size_t i;
+
+	im->interposable = false;
+	if (im->ehdr.e_type != ET_DYN)
+		return 0;
+	for (i = 1; i < im->nsecs && !ds; i++)
+		if (im->secs[i].sh.sh_type == SHT_DYNAMIC)
+			ds = &im->secs[i];
+	if (!ds || !ds->sh.sh_size)
+		return 0;
+	if (ds->sh.sh_size % esz)
+		return lp_error(im->path, ds->name,
+				"size %llu is not a multiple of the dynamic entry size %zu",
+				(unsigned long long)ds->sh.sh_size, esz);
+	b = image_section_bytes(im, ds);
+	if (!b)
+		return -1;
+	for (i = 0; i < ds->sh.sh_size / esz; i++) {
+		dyn_get(is64, b, i, &tag, &val);
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_FLAGS_1 && (val & DF_1_PIE))
+			pie = true;
+		if (tag == DT_SYMBOLIC ||
+		    (tag == DT_FLAGS && (val & DF_SYMBOLIC)))
+			symbolic = true;
+	}
+	im->interposable = !pie && !symbolic;
+	return 0;
+}
+
 
 /*
  * The value of symbol @sym of the dynamic symbol table of relocation

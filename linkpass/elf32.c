@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ELF32 objects, for i386 (the full tool's): elfwrite.c makes every
- * header and symbol 64 bits wide; these narrow them for a 32-bit class.
+ * ELF32 objects, for i386: elfwrite.c makes every header and symbol 64
+ * bits wide; these narrow them for a 32-bit class.
  */
+#include "elf32.h"
+
 #include <string.h>
 
-#include "extras.h"
-#include "hooks.h"
-
-static void ehdr32(void *out, const Elf64_Ehdr *e)
+void elf32_ehdr(void *out, const Elf64_Ehdr *e)
 {
 	Elf32_Ehdr h = {
 		.e_type = e->e_type, .e_machine = e->e_machine,
@@ -22,7 +21,7 @@ static void ehdr32(void *out, const Elf64_Ehdr *e)
 	memcpy(out, &h, sizeof(h));
 }
 
-static void shdr32(void *out, const Elf64_Shdr *g)
+void elf32_shdr(void *out, const Elf64_Shdr *g)
 {
 	Elf32_Shdr s = {
 		g->sh_name, g->sh_type, (Elf32_Word)g->sh_flags,
@@ -34,12 +33,10 @@ static void shdr32(void *out, const Elf64_Shdr *g)
 	memcpy(out, &s, sizeof(s));
 }
 
-static void sym32(void *out, const Elf64_Sym *e)
+void elf32_sym(void *out, const Elf64_Sym *e)
 {
 	Elf32_Sym s = { .st_name = e->st_name, .st_info = e->st_info,
 			.st_other = e->st_other, .st_shndx = e->st_shndx };
 
 	memcpy(out, &s, sizeof(s));
 }
-
-const struct elf32_writer elf32_writer = { ehdr32, shdr32, sym32 };

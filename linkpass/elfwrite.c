@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hooks.h"
+#include "elf32.h"
 #include "mcount-table.h"
 
 static size_t strbuf_add(struct strbuf *b, const char *s)
@@ -264,7 +264,7 @@ static void put_ehdr(const struct elfw *w, uint8_t *out, uint64_t shoff)
 	if (is64(w))
 		memcpy(out, &e, sizeof(e));
 	else
-		extras()->elf32->ehdr(out, &e);
+		elf32_ehdr(out, &e);
 }
 
 static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
@@ -272,7 +272,7 @@ static void put_shdr(const struct elfw *w, uint8_t *out, const GElf_Shdr *g)
 	if (is64(w))
 		memcpy(out, g, sizeof(*g));
 	else
-		extras()->elf32->shdr(out, g);
+		elf32_shdr(out, g);
 }
 
 /*
@@ -389,7 +389,7 @@ size_t elfw_sym_add(struct elfw_syms *s, const char *name, uint8_t info,
 	if (s->elfclass == ELFCLASS64)
 		memcpy(p, &e, sizeof(e));
 	else
-		extras()->elf32->sym(p, &e);
+		elf32_sym(p, &e);
 	return s->n++;
 }
 

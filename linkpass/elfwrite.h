@@ -31,7 +31,7 @@ struct elfw;
 struct elfw_sec {
 	GElf_Shdr sh;
 	const void *buf;	/* not owned */
-	/* non-NULL: writes the bytes instead (the full tool's table_fill.c) */
+	/* non-NULL: writes the bytes instead (table_write.c) */
 	int (*write)(struct elfw *w, const struct elfw_sec *s);
 	void *ctx;
 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's filter without drop reasons (fastscan.c): the live
+ * The quick scan's filter, without drop reasons (fastscan.c): the live
  * function entries as bitmaps (entries.h), which decide most sites
  * with no sorted function index; a big list is filtered on two
  * threads.  Whatever they cannot tell, filter.c judges.
@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "entries.h"
-#include "extras.h"
 #include "filter.h"
 #include "heap.h"
+#include "jobs.h"
 #include "scan.h"
 #include "util.h"
 

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's scan without drop reasons (the fast_scan hook of
- * hooks.h), as its passes in order: the symbols read in place into an
- * entry set (fastsyms.c, entries.h) in place of the sorted index; the
- * relocations on threads (relocscan_mt.c) and the calls judged by the
- * set (fastfilter.c), or the patchable list judged by it (pads.c).
- * What the set cannot tell, scan.c's exact filter or scan judges.
+ * The quick scan, without drop reasons (find.c), as its passes in
+ * order: the symbols read in place into an entry set (fastsyms.c,
+ * entries.h) in place of the sorted index; the relocations on threads
+ * (relocscan_mt.c) and the calls judged by the set (fastfilter.c), or
+ * the patchable list judged by it (pads.c).  What the set cannot tell,
+ * scan.c's exact filter or scan judges.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "entries.h"
-#include "extras.h"
 #include "filter.h"
 #include "heap.h"
 #include "pads.h"
+#include "relocscan.h"
 #include "scan.h"
+#include "stripped.h"
 #include "symbols.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's symbol pass (fastscan.c): the symbols read in place,
+ * The quick scan's symbol pass (fastscan.c): the symbols read in place,
  * on two threads for a big image, the live function entries put into
  * the entry set (entries.h) as they go.  symbols.c's sym_pass_one()
  * does the rest of each symbol's work.
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "entries.h"
-#include "extras.h"
+#include "jobs.h"
 #include "inplace.h"
 #include "namefilter.h"
 #include "symbols.h"
@@ -344,55 +344,5 @@ int fast_symbol_pass(struct image *im, const struct scan_opts *o,
 	if (p->anchors)
 		anchor_cands_free(p->anchors);
 	symbol_pass(false, im, o, p, e);
-	return 0;
-}
-
-/*
- * Can symbol @i, in place, have a name starting with a byte in @first?
- * (st_name opens both Elf32_Sym and Elf64_Sym; out of range: maybe.)
- */
-static inline bool sym_name_may_be(const struct sym_input *in, size_t i,
-				   const bool *first)
-{
-	uint32_t name;
-
-	memcpy(&name, in->syms + i * (in->is64 ? sizeof(Elf64_Sym) :
-				      sizeof(Elf32_Sym)), sizeof(name));
-	return name >= in->nstrs || first[(uint8_t)in->strs[name]];
-}
-
-int fast_find_symbols(struct image *im, const char *const *names, size_t n,
-		      struct symbol *out, bool *found)
-{
-	bool first[256] = { false };
-	struct symbol s;
-	size_t i, j, left = n;
-
-	if (im->syms_decoded)
-		return image_find_symbols(im, names, n, out, found);
-	memset(found, 0, n * sizeof(*found));
-	for (j = 0; j < n; j++)
-		first[(uint8_t)names[j][0]] = true;
-	for (i = 1; i < im->nsyms && left; i++) {
-		if (!sym_name_may_be(&im->symin, i, first))
-			continue;
-		if (!image_sym_get(im, i, &s)) {
-			/* an unusual symbol: decode them all, and again */
-			if (image_symbols(im) < 0)
-				return -1;
-			return image_find_symbols(im, names, n, out, found);
-		}
-		/* the first byte rules out almost every name with one load */
-		if (!first[(uint8_t)s.name[0]] || s.shndx == SHN_UNDEF)
-			continue;
-		for (j = 0; j < n; j++) {
-			if (found[j] || s.name[0] != names[j][0] ||
-			    strcmp(s.name, names[j]))
-				continue;
-			out[j] = s;
-			found[j] = true;
-			left--;
-		}
-	}
 	return 0;
 }

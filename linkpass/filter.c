@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hooks.h"
+#include "funcs.h"
 #include "order.h"
 #include "patchable.h"
+#include "prologue.h"
 #include "util.h"
 
 void sort_sites(struct site *v, size_t n, size_t nsecs, bool by_addr,
@@ -63,16 +64,13 @@ static enum site_verdict judge(struct image *im, const uint8_t *traced,
 	if (!fn && s->form == CALL_NONE)
 		return pad_before_entry(im, f, sec, s->addr, hint) ?
 		       SITE_KEPT : DROP_NO_FUNC;
-	/* the full tool tells an overridden weak body apart; both drop */
 	if (!fn)
-		return extras()->dead_body && extras()->dead_body(im, f, s) ?
-		       DROP_DEAD_BODY : DROP_NO_FUNC;
+		return dead_body(im, f, s) ? DROP_DEAD_BODY : DROP_NO_FUNC;
 	if (s->entry_style && s->addr != funcs_entry(im, sec, fn, s->addr))
 		return DROP_NOT_ENTRY;
-	/* -pg without -mfentry: the full tool's rule, or none */
+	/* -pg without -mfentry: a call after the prologue (prologue.c) */
 	if (!s->entry_style &&
-	    (!extras()->mcount_verdict ||
-	     extras()->mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT))
+	    mcount_verdict(im, sec, fn, s, *last_func) != SITE_KEPT)
 		return DROP_NOT_ENTRY;
 	*last_func = fn;
 	return SITE_KEPT;

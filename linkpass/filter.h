@@ -20,4 +20,19 @@ void filter_sites(struct image *im, const uint8_t *traced,
 		  struct site *cand, size_t n, bool cand_sorted,
 		  struct scan_result *r);
 
+/*
+ * fastfilter.c: the entry set of the traced code sections (of every
+ * one with @pads), and the kept sites by it: -1, with nothing changed,
+ * where a site needs filter_sites()'s judgement
+ */
+struct entry_set;
+struct entry_set *fast_entry_set(const struct image *im, const uint8_t *traced,
+				 bool pads);
+void fast_entry_set_free(struct entry_set *e);
+int fast_filter(struct image *im, const uint8_t *traced,
+		const struct entry_set *e, struct site *cand, size_t n,
+		int threads, struct scan_result *r, bool *kept_unsorted);
+/* @v (by section and address) by address, if its runs do not overlap */
+bool sort_by_runs(struct site *v, size_t n);
+
 #endif

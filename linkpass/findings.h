@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What linkpass check finds (cmd_check.c), for a linked image (entries
- * are addresses) and a relocatable object (section + offset); the full
- * tool's hooks name and explain them (describe.c, audit.c).
+ * are addresses) and a relocatable object (section + offset), named and
+ * explained by describe.c and audit.c.
  */
 #ifndef LINKPASS_FINDINGS_H
 #define LINKPASS_FINDINGS_H

@@ -40,4 +40,9 @@ const struct func *funcs_prev(const struct funcs *f, uint32_t shndx,
 uint64_t funcs_entry(const struct image *im, const struct section *sec,
 		     const struct func *fn, uint64_t addr);
 
+/* dead_body.c: does the call @s, in no function, start a dead weak body? */
+struct site;
+bool dead_body(const struct image *im, const struct funcs *f,
+	       const struct site *s);
+
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's memory tuning for big inputs: huge pages for its big
- * blocks (the entry maps, the kept sites) and a reused heap for a big
- * input file, as its scan starts (fastscan.c).
+ * Memory tuning for big inputs: huge pages for the big blocks (the
+ * entry maps, the kept sites) and a reused heap for a big input file,
+ * as the quick scan starts (fastscan.c).
  */
 #include <limits.h>
 #include <malloc.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The full tool's memory tuning for big inputs (heap.c). */
+/* Memory tuning for big inputs (heap.c). */
 #ifndef LINKPASS_HEAP_H
 #define LINKPASS_HEAP_H
 

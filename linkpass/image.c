@@ -19,8 +19,8 @@
 
 /*
  * The file is mapped read-only and handed to libelf as memory, so
- * section bytes are the file's own clean pages (the full tool hands
- * some back: release.c).  Sanitizer and fuzzing builds define
+ * section bytes are the file's own clean pages (some are handed back:
+ * release.c).  Sanitizer and fuzzing builds define
  * IMAGE_ELF_CMD=ELF_C_READ, so that libelf reads every section into a
  * buffer of its own size, where AddressSanitizer sees a read past it;
  * a file that cannot be mapped is read the same way.

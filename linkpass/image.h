@@ -71,7 +71,7 @@ struct image {
 	size_t nsyms;
 	/* local STT_FUNC symbols: none means they were discarded (ld -x) */
 	size_t nlocal_funcs;
-	bool interposable;	/* a shared library's globals (anchor_dso.c) */
+	bool interposable;	/* a shared library's globals (dynamic.c) */
 };
 
 int image_open(struct image *im, const char *path, enum image_kind kind);
@@ -126,6 +126,24 @@ struct symbol *image_find_symbol(struct image *im, const char *name);
 /* image_find_symbol() of @n names in one pass: out[i] if found[i]. */
 int image_find_symbols(struct image *im, const char *const *names, size_t n,
 		       struct symbol *out, bool *found);
+/*
+ * symfind.c: the same, reading the symbols in place unless they are
+ * decoded (decoding them all only for an unusual symbol)
+ */
+int fast_find_symbols(struct image *im, const char *const *names, size_t n,
+		      struct symbol *out, bool *found);
+
+/*
+ * dynamic.c: im->interposable from the dynamic section (-1 after an
+ * error line); the value of symbol @sym of the dynamic symbol table of
+ * relocation section @rs (a PIE's table entries against their anchor)
+ */
+int image_read_dynamic(struct image *im);
+int dynsym_value(struct image *im, const struct section *rs, uint64_t sym,
+		 uint64_t *value);
+
+/* release.c: after the symbol pass, the global symbols' pages go back */
+void image_release_globals_pages(const struct image *im);
 
 /* The layout of relocation section @rsec of @im. */
 static inline enum reloc_layout image_reloc_layout(const struct image *im,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The full tool's reading of one symbol in place (image_open_lazy()). */
+/* Reading one symbol in place (image_open_lazy()). */
 #ifndef LINKPASS_INPLACE_H
 #define LINKPASS_INPLACE_H
 

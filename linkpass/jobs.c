@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * run_jobs(), the full tool's parallel passes: all jobs but the
+ * run_jobs(), the parallel passes: all jobs but the
  * first on threads of their own, the first (and any whose thread cannot
  * start) on this one, then join them all.  No lock: each job touches
  * only its own state.
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "extras.h"
+#include "jobs.h"
 #include "util.h"
 
 void run_jobs(void *jobs, size_t n, size_t size, void *(*fn)(void *))

@@ -2,10 +2,8 @@
 /*
  * An image linked without local symbols (ld -x, strip -x): refused when
  * calls in traced sections lie in no function symbol; then the check of
- * objects stripped before the link starts (the full tool's).
+ * objects stripped before the link starts.
  */
-#include "extras.h"
-
 #include <stdlib.h>
 
 #include "arch-refs.h"

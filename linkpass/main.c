@@ -4,9 +4,9 @@
  * linked image in one pass.  scan writes an image's sorted table
  * object, check compares the table in an image or object with its
  * sites, obj adds a table to relocatable objects, nop writes the NOP
- * over every site (x86_64).  The full tool adds dump and sites
- * (extras.c).  main() picks the command, parses its options
- * (options.c) and runs it; only main() exits.
+ * over every site (x86_64), dump prints the table linked into an
+ * image and sites what scan would put in it.  main() picks the command,
+ * parses its options (options.c) and runs it; only main() exits.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -15,27 +15,20 @@
 
 #include "commands.h"
 #include "compiler.h"
-#include "hooks.h"
 #include "util.h"
 
-/* The kernel's commands; hooks.h adds the full tool's (extras.c). */
 static const struct command commands[] = {
 	{ "scan", cmd_scan, CMD_SCAN, ONE_IMAGE, "IMAGE -o TABLE.o" },
 	{ "check", cmd_check, CMD_CHECK, ONE_IMAGE, "IMAGE|FILE.o" },
 	{ "obj", cmd_obj, CMD_OBJ, OBJECTS, "FILE.o..." },
 	{ "nop", cmd_nop, CMD_NOP, FILES, "IMAGE|FILE.o..." },
+	{ "dump", cmd_dump, CMD_DUMP, ONE_IMAGE, "IMAGE" },
+	{ "sites", cmd_sites, CMD_SITES, ONE_IMAGE, "IMAGE" },
 };
 
-static size_t ncommands(void)
-{
-	return ARRAY_SIZE(commands) + extras()->ncommands;
-}
-
-static const struct command *command_at(size_t i)
-{
-	return i < ARRAY_SIZE(commands) ? &commands[i] :
-	       &extras()->commands[i - ARRAY_SIZE(commands)];
-}
+/* The usage's last word on options: --anchor is scan's and check's. */
+#define USAGE_NOTE \
+	"check also accepts --anchor, so that one option list serves scan and check.\n"
 
 static void usage(FILE *f)
 {
@@ -43,15 +36,14 @@ static void usage(FILE *f)
 	const struct command *c;
 	size_t i;
 
-	for (i = 0; i < ncommands(); i++) {
-		c = command_at(i);
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		c = &commands[i];
 		fprintf(f, "%s linkpass %-5s %s [options]\n",
 			i ? "      " : "usage:", c->name, c->synopsis);
 		names[__builtin_ctz(c->bit)] = c->name;
 	}
 	options_usage(f, names);
-	if (extras()->usage_note)
-		fputs(extras()->usage_note, f);
+	fputs(USAGE_NOTE, f);
 	fputs("exit status: 0 ok, 1 check found differences, 2 error\n", f);
 }
 
@@ -80,9 +72,9 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_ERROR : EXIT_OK;
 	}
-	for (i = 0; i < ncommands() && !cmd; i++)
-		if (!strcmp(argv[1], command_at(i)->name))
-			cmd = command_at(i);
+	for (i = 0; i < ARRAY_SIZE(commands) && !cmd; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			cmd = &commands[i];
 	if (!cmd) {
 		usage_error(NULL, "unknown command '%s'", argv[1]);
 		return EXIT_ERROR;

@@ -1,19 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel's option table and the parser of every option table. */
+/*
+ * The option table: one line per option, with the functions that take
+ * the arguments which are not plain strings.  optparse.c reads it.
+ */
 #include "options.h"
 
-#include <getopt.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler.h"
-#include "hooks.h"
+#include "mcount.h"
+#include "policy.h"
 #include "util.h"
 
 #define BAD_PAD \
 	"bad --patchable-entries '%s' (N or N,M with 0 <= M <= N, as in -fpatchable-function-entry)"
+
+static bool parse_long(const char *s, long min, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min)
+		return false;
+	*out = v;
+	return true;
+}
 
 static const char *set_sites(struct options *o, const char *arg)
 {
@@ -60,7 +72,68 @@ static const char *set_patchable(struct options *o, const char *arg)
 	return NULL;
 }
 
-static const struct opt opts[] = {
+static const char *set_threads(struct options *o, const char *arg)
+{
+	long v;
+
+	if (!parse_long(arg, 1, &v))
+		return "bad thread count '%s'";
+	o->scan.threads = v > 1024 ? 1024 : (int)v;
+	return NULL;
+}
+
+static const char *set_max_list(struct options *o, const char *arg)
+{
+	return parse_long(arg, 0, &o->max_list) ? NULL : "bad --max-list '%s'";
+}
+
+static const char *set_format(struct options *o, const char *arg)
+{
+	if (!strcmp(arg, "elf"))
+		o->format = FORMAT_ELF;
+	else if (!strcmp(arg, "asm"))
+		o->format = FORMAT_ASM;
+	else
+		return "unknown format '%s' (elf or asm)";
+	return NULL;
+}
+
+/* The first --mcount-sym replaces the default list. */
+static const char *add_mcount_sym(struct options *o, const char *arg)
+{
+	const char **v = o->scan.mcount_syms;
+	size_t n = 0;
+
+	if (v == default_mcount_syms)
+		v = NULL;
+	while (v && v[n])
+		n++;
+	v = xrealloc(v, (n + 2) * sizeof(*v));
+	v[n] = arg;
+	v[n + 1] = NULL;
+	o->scan.mcount_syms = v;
+	return NULL;
+}
+
+static const char *set_sections(struct options *o, const char *arg)
+{
+	policy_set(&o->scan.policy, arg);
+	return NULL;
+}
+
+static const char *add_trace_section(struct options *o, const char *arg)
+{
+	policy_add(&o->scan.policy, arg);
+	return NULL;
+}
+
+static const char *add_no_trace_section(struct options *o, const char *arg)
+{
+	policy_exclude(&o->scan.policy, arg);
+	return NULL;
+}
+
+const struct opt options_table[] = {
 	OPT_STRING('o', "output", output, "FILE", CMD_SCAN,
 		   "the table object to write (required)"),
 	OPT_CALLBACK_OPTARG(0, "patchable-entries", set_patchable, "N[,M]",
@@ -74,21 +147,51 @@ static const struct opt opts[] = {
 		    "then NOP its sites, as the nop command does"),
 	{ 'h', "help", no_argument, OPT_T_HELP, 0, NULL, NULL, ~0u,
 	  "this text" },
+	OPT_CALLBACK(0, "format", set_format, "elf|asm", CMD_SCAN,
+		     "a relocatable object (default) or assembler text"),
+	/*
+	 * Off by default: the rename alone keeps a killed run from leaving
+	 * a partial file, and fsync cost 3 to 40 ms a table for a build
+	 * intermediate.
+	 */
+	OPT_BOOLEAN(0, "fsync", fsync, CMD_SCAN,
+		    "fsync the output before it replaces the target"),
+	OPT_BOOLEAN(0, "allow-empty", allow_empty, CMD_SCAN,
+		    "write an empty table for an image that names an mcount symbol"),
+	OPT_STRING(0, "anchor", anchor, "SYM|auto", CMD_SCAN | CMD_CHECK,
+		   "the symbol entries are relative to (default auto)"),
+	OPT_BOOLEAN(0, "stats", stats, CMD_SCAN | CMD_OBJ | CMD_NOP,
+		    "print counts (and the time of each phase)"),
+	OPT_CALLBACK(0, "mcount-sym", add_mcount_sym, "NAME",
+		     CMDS_FILTER | CMD_NOP,
+		     "the mcount symbol (repeatable; default __fentry__, mcount, _mcount)"),
+	OPT_CALLBACK(0, "sections", set_sections, "GLOB,...", CMDS_FILTER,
+		     "traced output sections, replacing the kernel-like default"),
+	OPT_CALLBACK(0, "trace-section", add_trace_section, "GLOB",
+		     CMDS_FILTER, "also trace these sections (repeatable)"),
+	OPT_CALLBACK(0, "no-trace-section", add_no_trace_section, "GLOB",
+		     CMDS_FILTER, "never trace these sections (repeatable)"),
+	OPT_CALLBACK('j', "threads", set_threads, "N", CMDS_FILTER,
+		     "threads (default: one per CPU for big images)"),
+	OPT_STRING(0, "start-sym", start_sym, "S",
+		   CMD_CHECK | CMD_DUMP | CMD_NOP,
+		   "the symbol at the table's start (with --stop-sym)"),
+	OPT_STRING(0, "stop-sym", stop_sym, "S",
+		   CMD_CHECK | CMD_DUMP | CMD_NOP,
+		   "the symbol at the table's end (with --start-sym)"),
+	OPT_BOOLEAN(0, "allow-unsorted", allow_unsorted, CMD_CHECK,
+		    "ordering faults do not fail the check"),
+	OPT_BOOLEAN(0, "allow-zeroed", allow_zeroed, CMD_CHECK,
+		    "entries holding 0 do not fail the check"),
+	OPT_BOOLEAN(0, "byte-audit", byte_audit, CMD_CHECK,
+		    "sites from function entries and bytes, not relocations"),
+	OPT_CALLBACK(0, "max-list", set_max_list, "N", CMD_CHECK,
+		     "at most N lines per kind of finding (default 50; 0 = all)"),
+	OPT_BOOLEAN(0, "dropped", show_dropped, CMD_SITES,
+		    "also list every dropped reference with its reason"),
 };
 
-/* getopt's value for option i when it has no short form */
-#define LONG_ONLY 256
-
-static size_t nopts(void)
-{
-	return ARRAY_SIZE(opts) + extras()->nopts;
-}
-
-static const struct opt *opt_at(size_t i)
-{
-	return i < ARRAY_SIZE(opts) ? &opts[i] :
-	       &extras()->opts[i - ARRAY_SIZE(opts)];
-}
+const size_t options_count = ARRAY_SIZE(options_table);
 
 void options_init(struct options *o)
 {
@@ -100,163 +203,4 @@ void options_init(struct options *o)
 void options_free(struct options *o)
 {
 	scan_opts_free(&o->scan);
-}
-
-enum parsed usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "linkpass: ");
-	if (cmd)
-		fprintf(stderr, "%s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see 'linkpass --help')\n");
-	return PARSE_ERROR;
-}
-
-void options_usage(FILE *f, const char *const *cmd_names)
-{
-	char left[64], cmds[64];
-	size_t i, j, at;
-
-	fputs("options (and the commands that take them):\n", f);
-	for (i = 0; i < nopts(); i++) {
-		const struct opt *p = opt_at(i);
-
-		if (p->key)
-			at = (size_t)snprintf(left, sizeof(left), "-%c, --%s",
-					      p->key, p->name);
-		else
-			at = (size_t)snprintf(left, sizeof(left), "--%s",
-					      p->name);
-		if (p->arg)
-			snprintf(left + at, sizeof(left) - at,
-				 p->has_arg == optional_argument ?
-				 "[=%s]" : "=%s", p->arg);
-		at = 0;
-		cmds[0] = 0;
-		for (j = 0; p->type != OPT_T_HELP && j < 32; j++)
-			if ((p->cmds & (1u << j)) && cmd_names[j])
-				at += (size_t)snprintf(cmds + at,
-						       sizeof(cmds) - at,
-						       "%s%s", at ? ", " : "",
-						       cmd_names[j]);
-		fprintf(f, "  %-28s %s%s%s%s\n", left, p->help,
-			at ? " [" : "", cmds, at ? "]" : "");
-	}
-}
-
-/* The entry getopt_long() returned @c for, or NULL. */
-static const struct opt *find_opt(int c)
-{
-	size_t i;
-
-	if (c >= LONG_ONLY && (size_t)(c - LONG_ONLY) < nopts())
-		return opt_at(c - LONG_ONLY);
-	for (i = 0; i < nopts(); i++)
-		if (opt_at(i)->key && opt_at(i)->key == c)
-			return opt_at(i);
-	return NULL;
-}
-
-static enum parsed apply(const char *name, const struct opt *p,
-			 const char *arg, struct options *o)
-{
-	const char *bad;
-
-	switch (p->type) {
-	case OPT_T_BOOL:
-		*(bool *)((char *)o + p->off) = true;
-		break;
-	case OPT_T_STR:
-		*(const char **)((char *)o + p->off) = arg;
-		break;
-	case OPT_T_FN:
-		bad = p->fn(o, arg);
-		if (bad)
-			return usage_error(name, bad, arg);
-		break;
-	case OPT_T_HELP:
-		return PARSE_HELP;
-	}
-	return PARSE_RUN;
-}
-
-/* The option getopt could not use, as the user wrote it. */
-static const char *bad_option(char **argv, int c)
-{
-	static char shortopt[3] = "-?";
-
-	if (c == '?' && optopt && optopt != '?' && optopt < LONG_ONLY) {
-		shortopt[1] = (char)optopt;
-		return shortopt;
-	}
-	/* a known option whose argument was the next word: the option */
-	if (c != '?' && optarg && optarg == argv[optind - 1])
-		return argv[optind - 2];
-	return argv[optind - 1];
-}
-
-/* getopt's tables, made from the option table. */
-static void getopt_tables(struct option *longs, char *shorts)
-{
-	const struct opt *p;
-	size_t i, k = 0;
-
-	for (i = 0; i < nopts(); i++) {
-		p = opt_at(i);
-		longs[i] = (struct option){ p->name, p->has_arg, NULL,
-					    p->key ? p->key :
-					    (int)(LONG_ONLY + i) };
-		if (!p->key)
-			continue;
-		shorts[k++] = (char)p->key;
-		if (p->has_arg == required_argument)
-			shorts[k++] = ':';
-	}
-	longs[nopts()] = (struct option){ NULL, 0, NULL, 0 };
-	shorts[k] = 0;
-}
-
-enum parsed options_parse(const char *name, unsigned int cmd, int argc,
-			  char **argv, struct options *o)
-{
-	struct option *longs = xcalloc(nopts() + 1, sizeof(*longs));
-	char *shorts = xmalloc(2 * nopts() + 1);
-	const struct opt *p;
-	enum parsed ret = PARSE_RUN;
-	int c;
-
-	getopt_tables(longs, shorts);
-	optind = 2;	/* argv[1] is the command */
-	opterr = 0;	/* errors are reported here, in one line */
-	while (ret == PARSE_RUN &&
-	       (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		/* '?': an unknown option, or a known one used wrongly */
-		p = find_opt(c == '?' ? optopt : c);
-		if (!p || !(p->cmds & cmd) || (c == '?' && !p->has_arg))
-			ret = usage_error(name, "unrecognized option '%s'",
-					  bad_option(argv, c));
-		else if (c == '?')
-			ret = usage_error(name, "option '%s' needs an argument",
-					  bad_option(argv, c));
-		else
-			ret = apply(name, p, optarg, o);
-	}
-	free(shorts);
-	free(longs);
-	out_fsync = o->fsync;
-	return ret;
-}
-
-enum parsed opts_valid(const char *name, unsigned int cmd,
-		       const struct options *o)
-{
-	if (cmd == CMD_SCAN && !o->output)
-		return usage_error(name, "missing -o FILE");
-	if (o->sites != SITES_ANY && o->scan.patchable)
-		return usage_error(name, "--sites is for mcount calls, not --patchable-entries");
-	return PARSE_RUN;
 }

@@ -3,7 +3,7 @@
  * The options of every command: one line of the option table gives an
  * option's name, argument, commands, field and help, from which the
  * usage text, the getopt table and the checks are made (as objtool's
- * OPT_BOOLEAN() lines).  options.c has the kernel's, extras.c the rest.
+ * OPT_BOOLEAN() lines).  options.c has the table, optparse.c reads it.
  */
 #ifndef LINKPASS_OPTIONS_H
 #define LINKPASS_OPTIONS_H
@@ -85,6 +85,10 @@ struct opt {
 
 /* The options that choose which sites there are (scan, check...). */
 #define CMDS_FILTER (CMD_SCAN | CMD_CHECK | CMD_SITES | CMD_OBJ)
+
+/* The option table (options.c), in usage order. */
+extern const struct opt options_table[];
+extern const size_t options_count;
 
 void options_init(struct options *o);
 void options_free(struct options *o);

@@ -33,6 +33,38 @@ void policy_free(struct policy *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static void policy_push(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+void policy_set(struct policy *p, const char *csv)
+{
+	char *copy = xstrdup(csv), *tok, *save = NULL;
+
+	/*
+	 * The globs point into the copy, which lives as long as the policy;
+	 * an earlier copy can go, as no glob of it is left.
+	 */
+	free(p->csv);
+	p->csv = copy;
+	p->ninclude = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		policy_push(&p->include, &p->ninclude, tok);
+}
+
+void policy_add(struct policy *p, const char *glob)
+{
+	policy_push(&p->extra, &p->nextra, glob);
+}
+
+void policy_exclude(struct policy *p, const char *glob)
+{
+	policy_push(&p->exclude, &p->nexclude, glob);
+}
+
 bool policy_traced(const struct policy *p, const char *section)
 {
 	size_t i;

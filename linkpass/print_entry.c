@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The lines of dump and sites: "0x<addr> <function>+0x<off> <section>". */
-#include "extras.h"
-
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The -pg rule of an mcount call after the prologue (the full tool's). */
+/* The -pg rule of an mcount call after the prologue. */
 #ifndef LINKPASS_PROLOGUE_H
 #define LINKPASS_PROLOGUE_H
 
@@ -20,7 +20,7 @@ struct site;
 typedef bool (*prologue_rule_fn)(const uint8_t *code, uint64_t from,
 				 uint64_t to);
 prologue_rule_fn prologue_rule(uint16_t machine);
-/* The verdict of an mcount call after the prologue (hooks.h). */
+/* The verdict of an mcount call after the prologue (filter.c). */
 int mcount_verdict(const struct image *im, const struct section *sec,
 		   const struct func *fn, const struct site *s,
 		   const struct func *last);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's lower peak memory (fastscan.c): once the symbol
+ * A lower peak memory for the quick scan (fastscan.c): once the symbol
  * pass is done, the pages of the global symbols and the string table go
  * back to the kernel.  They are the file's clean pages, so a later read
  * faults them in again, unchanged.
@@ -8,7 +8,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "extras.h"
 #include "image.h"
 
 /*

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The relocation scan: every reference to an mcount symbol in the kept
- * relocation sections of code, read in place, by one worker (several
- * in the full tool: relocscan_mt.c).
+ * relocation sections of code, read in place, by one worker, or by
+ * several (relocscan_mt.c).
  */
 #ifndef LINKPASS_RELOCSCAN_H
 #define LINKPASS_RELOCSCAN_H
@@ -59,5 +59,10 @@ int reloc_report_bad(struct image *im, const struct reloc_worker *w, int nw);
 int relocscan_sites(struct image *im, const uint8_t *is_mcount,
 		    struct scan_stats *st, struct site **cand, size_t *n,
 		    bool *sorted);
+
+/* relocscan_mt.c: relocscan_sites() on several threads (the quick scan) */
+int relocscan_threads(struct image *im, const struct scan_opts *o,
+		      const uint8_t *is_mcount, struct scan_stats *st,
+		      struct site **cand, size_t *n, bool *sorted);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The full tool's relocation scan on several threads (fastscan.c): the
+ * The quick scan's relocation scan on several threads (fastscan.c): the
  * relocations split into nearly equal runs, one worker of relocscan.c
  * per thread.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extras.h"
+#include "jobs.h"
 #include "relocscan.h"
 #include "util.h"
 

@@ -2,8 +2,8 @@
 /*
  * The exact whole-image scan, as its passes in order: every symbol
  * decoded, the candidate sites (mcount calls or the patchable list),
- * each judged with its reason, and the full tool's stripped-objects
- * check.  The full tool's quick scan (hooks.h) may take its place.
+ * each judged with its reason, and the stripped-objects check.
+ * find_sites() (find.c) runs it where the quick scan cannot tell.
  */
 #include "scan.h"
 
@@ -13,9 +13,9 @@
 
 #include "anchor.h"
 #include "filter.h"
-#include "hooks.h"
 #include "patchable.h"
 #include "relocscan.h"
+#include "stripped.h"
 #include "symbols.h"
 #include "table_read.h"
 #include "util.h"
@@ -89,9 +89,8 @@ static int scan_calls(struct scan_run *s, const struct scan_want *want)
 	 * Never drop a live site silently: without local symbols a static
 	 * function looks like dead code.  The kernel keeps them all.
 	 */
-	if (extras()->stripped_start &&
-	    extras()->stripped_start(s->im, r, want->stripped_later ?
-				     s->o->threads : 1, &r->stripped) < 0)
+	if (stripped_begin(s->im, r, want->stripped_later ? s->o->threads : 1,
+			   &r->stripped) < 0)
 		return -1;
 	return want->stripped_later ? 0 : scan_finish(r);
 }
@@ -139,17 +138,12 @@ static int scan_pads(struct scan_run *s)
 	return 0;
 }
 
-int find_sites(struct image *im, const struct scan_opts *o,
+int exact_scan(struct image *im, const struct scan_opts *o,
 	       const struct scan_want *want, struct scan_result *r)
 {
 	struct scan_run s = { .im = im, .o = o, .r = r };
-	int ret = 1;
+	int ret;
 
-	/* the full tool's scan without reasons, where it can tell */
-	if (!want->reasons && extras()->fast_scan)
-		ret = extras()->fast_scan(im, o, want, r);
-	if (ret <= 0)
-		return ret;
 	ret = symbols_phase(&s, want);
 	if (!ret)
 		ret = o->patchable ? scan_pads(&s) : scan_calls(&s, want);
@@ -164,7 +158,7 @@ int scan_finish(struct scan_result *r)
 	int ret = 0;
 
 	if (r->stripped)
-		ret = extras()->stripped_finish(r->stripped, &r->stats);
+		ret = stripped_finish(r->stripped, &r->stats);
 	r->stripped = NULL;
 	return ret;
 }
@@ -173,7 +167,7 @@ void scan_result_free(struct scan_result *r)
 {
 	/* its thread may still be running */
 	if (r->stripped)
-		extras()->stripped_cancel(r->stripped);
+		stripped_cancel(r->stripped);
 	free(r->kept);
 	free(r->dropped);
 	free(r->unentered);

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* scan --stats: the counts and the time of each phase (the full tool's). */
-#include "extras.h"
-
+/* scan --stats: the counts and the time of each phase. */
 #include <stdio.h>
 #include <string.h>
 

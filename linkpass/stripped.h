@@ -17,8 +17,9 @@
 struct stripped_check;
 
 /*
- * The stripped-objects check.  In a linked image, is the entry of a call dropped for lying in no
- * function symbol reached from outside its own body?  stripped_start()
+ * The stripped-objects check.  In a linked image, is the entry of a
+ * call dropped for lying in no function symbol reached from outside its
+ * own body?  stripped_start()
  * gathers the candidates from @r (which it does not keep) and looks
  * for references to them: on a thread of its own when @threads allows
  * (as scan_opts.threads: 0 when the image is big enough and there are
@@ -38,5 +39,12 @@ int stripped_start(struct image *im, const struct scan_result *r, int threads,
 		   struct stripped_check **job);
 int stripped_finish(struct stripped_check *sc, struct scan_stats *st);
 void stripped_cancel(struct stripped_check *sc);
+
+/*
+ * locals.c: refuse an image without local symbols that needs them,
+ * then stripped_start()
+ */
+int stripped_begin(struct image *im, struct scan_result *r, int threads,
+		   struct stripped_check **job);
 
 #endif

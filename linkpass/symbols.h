@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The scan's symbol pass: the mcount symbols, the anchor candidates and
- * the table's bounds (the full tool's, fastsyms.c: its entry set too).
+ * the table's bounds (fastsyms.c's: its entry set too).
  */
 #ifndef LINKPASS_SYMBOLS_H
 #define LINKPASS_SYMBOLS_H
@@ -42,5 +42,13 @@ sym_pass_one(const struct image *im, const struct scan_opts *o,
 /* The pass over the decoded symbols (image_symbols()). */
 void run_symbol_pass(struct image *im, const struct scan_opts *o,
 		     struct sym_pass *p);
+
+/*
+ * fastsyms.c: the same pass over the symbols in place (the quick
+ * scan's), filling the entry set @e too
+ */
+struct entry_set;
+int fast_symbol_pass(struct image *im, const struct scan_opts *o,
+		     struct sym_pass *p, struct entry_set *e);
 
 #endif

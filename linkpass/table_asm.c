@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* scan --format=asm: the table as assembler text (the full tool's). */
-#include "extras.h"
+/* scan --format=asm: the table as assembler text. */
 #include "table_write.h"
 
 #include <errno.h>

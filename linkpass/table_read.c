@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hooks.h"
 #include "mcount-table.h"
 #include "relocs.h"
 #include "util.h"
@@ -92,12 +91,11 @@ static int locate(struct image *im, struct table_bounds *bd, struct table *t,
 /*
  * Apply the RELATIVE dynamic relocations that land inside the table (a
  * relocatable vmlinux's: arm64 and riscv64 link it -shared -Bsymbolic),
- * and with the full tool the absolute ones against a defined dynamic
- * symbol (a PIE's or a shared library's: table_dyn.c).
+ * and the absolute ones against a defined dynamic symbol (a PIE's or a
+ * shared library's: dynamic.c).
  */
 static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 {
-	const struct extras *x = extras();
 	unsigned int w = im->arch->addr_size;
 	size_t i, j;
 
@@ -130,12 +128,11 @@ static int apply_dynamic(struct image *im, struct table *t, uint64_t stop)
 				continue;
 			reloc_get(l, base, j, &r);
 			if ((r.type != im->arch->relative_reloc &&
-			     (r.type != im->arch->abs_reloc || !r.sym ||
-			      !x->dynsym_value)) ||
+			     (r.type != im->arch->abs_reloc || !r.sym)) ||
 			    (r.offset - t->start) % w)
 				continue;
 			if (r.type == im->arch->abs_reloc &&
-			    x->dynsym_value(im, s, r.sym, &symval) < 0)
+			    dynsym_value(im, s, r.sym, &symval) < 0)
 				return -1;
 			/* Rel keeps the value in place; Rela in the addend */
 			if (reloc_has_addend(l))

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "elfwrite.h"
-#include "hooks.h"
 
 /*
  * SHF_GNU_RETAIN: keep the section under --gc-sections; nothing refers
@@ -23,6 +22,24 @@
 #ifndef SHF_GNU_RETAIN
 #define SHF_GNU_RETAIN BIT(21)
 #endif
+
+/* The table's two big sections, made as they are written. */
+struct table_parts {
+	const struct site *sites;
+	size_t n;
+	const struct anchors *a;
+	const uint32_t *sym_of;	/* by section: its anchor's symbol */
+	GElf_Shdr table, rel;
+	const char *relname;
+};
+
+/* Entry @i is its anchor + this. */
+static inline int64_t table_addend(const struct table_parts *t, size_t i)
+{
+	const struct site *s = &t->sites[i];
+
+	return (int64_t)(s->addr - t->a->by_shndx[s->shndx]->value);
+}
 
 #define SEC_TABLE 1		/* the table section's index */
 #define FIRST_ANCHOR_SYM 2	/* after null and the section symbol */
@@ -70,20 +87,111 @@ static uint32_t *anchor_syms(const struct image *im, const struct anchors *a)
 	return sym_of;
 }
 
-static int add_sections(struct elfw *w, const struct image *im,
-			struct table_parts *t, const struct addr_table *at,
+/*
+ * The two big sections, made and written a piece at a time during
+ * elfw_commit(), in one small buffer that stays in cache: a
+ * kernel-sized table held whole cost a page fault per 4 KiB and a copy
+ * out of memory the fill had just left.
+ */
+#define FILL_PIECE ((size_t)128 << 10)
+
+/* Make entries [@first, @first + @n) of a section at @out. */
+typedef void fill_fn(const struct elfw *w, const struct table_parts *t,
+		     size_t first, size_t n, void *out);
+
+/* One loop per relocation layout, the layout a constant in each. */
+static __always_inline void
+fill_relocs_l(enum reloc_layout l, const struct elfw *w,
+	      const struct table_parts *t, size_t first, size_t n, void *out)
+{
+	size_t i;
+
+	for (i = first; i < first + n; i++)
+		addr_reloc_put(l, w->arch->addr_size, w->arch->abs_reloc, out,
+			       i - first, i, t->sym_of[t->sites[i].shndx],
+			       table_addend(t, i));
+}
+
+/* .rela__mcount_loc (or .rel): one absolute relocation per entry. */
+static void fill_relocs(const struct elfw *w, const struct table_parts *t,
+			size_t first, size_t n, void *out)
+{
+	RELOC_DISPATCH(reloc_layout_pick(w->arch->elfclass, w->arch->rela),
+		       fill_relocs_l, w, t, first, n, out);
+}
+
+/* __mcount_loc: zeros (Rela), or each entry's addend (Rel). */
+static void fill_entries(const struct elfw *w, const struct table_parts *t,
+			 size_t first, size_t n, void *out)
+{
+	enum reloc_layout l = reloc_layout_pick(w->arch->elfclass,
+						w->arch->rela);
+	size_t i;
+
+	if (reloc_has_addend(l)) {
+		memset(out, 0, n * w->arch->addr_size);
+		return;
+	}
+	for (i = first; i < first + n; i++)
+		addr_value_put(l, w->arch->addr_size, out, i - first,
+			       table_addend(t, i));
+}
+
+static int write_filled(struct elfw *w, const struct elfw_sec *s,
+			fill_fn *fill)
+{
+	size_t es = s->sh.sh_entsize, per = FILL_PIECE / es ? FILL_PIECE / es : 1;
+	size_t n = s->sh.sh_size / es, i, k;
+	uint8_t *piece = xmalloc(per * es);
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i += k) {
+		k = n - i < per ? n - i : per;
+		fill(w, s->ctx, i, k, piece);
+		ret = write_all(w->of.fd, piece, k * es, w->path);
+	}
+	free(piece);
+	return ret;
+}
+
+static int write_entries(struct elfw *w, const struct elfw_sec *s)
+{
+	return write_filled(w, s, fill_entries);
+}
+
+static int write_relocs(struct elfw *w, const struct elfw_sec *s)
+{
+	return write_filled(w, s, fill_relocs);
+}
+
+/* Section @name of @t->n entries, written by @write. */
+static size_t add_filled(struct elfw *w, const char *name,
+			 const GElf_Shdr *tmpl, struct table_parts *t,
+			 int (*write)(struct elfw *w, const struct elfw_sec *s))
+{
+	size_t idx = elfw_add_section(w, name, tmpl, NULL,
+				      t->n * tmpl->sh_entsize,
+				      w->arch->addr_size);
+
+	w->secs[idx].write = write;
+	w->secs[idx].ctx = t;
+	return idx;
+}
+
+/* __mcount_loc and its relocation section; the latter's index */
+static size_t table_fill_sections(struct elfw *w, struct table_parts *t)
+{
+	add_filled(w, MCOUNT_SECTION, &t->table, t, write_entries);
+	return add_filled(w, t->relname, &t->rel, t, write_relocs);
+}
+
+static int add_sections(struct elfw *w, struct table_parts *t,
 			struct elfw_syms *syms)
 {
-	size_t align = im->arch->addr_size, reli, symi;
 	GElf_Shdr note = { .sh_type = SHT_PROGBITS };
+	size_t reli, symi;
 
-	if (extras()->table_sections)
-		reli = extras()->table_sections(w, t);
-	else
-		reli = !elfw_add_section(w, MCOUNT_SECTION, &t->table, at->bytes,
-					 at->bytes_size, align) ? 0 :
-		       elfw_add_section(w, t->relname, &t->rel, at->relocs,
-					at->relocs_size, align);
+	reli = table_fill_sections(w, t);
 	symi = elfw_add_symtab(w, syms, FIRST_ANCHOR_SYM);
 	if (!reli || !symi ||
 	    !elfw_add_section(w, ".note.GNU-stack", &note, NULL, 0, 1))
@@ -115,20 +223,13 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		.relname = arch->rela ? ".rela" MCOUNT_SECTION :
 			   ".rel" MCOUNT_SECTION,
 	};
-	struct addr_table at = { 0 };
 	struct elfw_syms syms;
 	uint32_t *sym_of;
 	struct elfw w;
-	size_t i;
 	int ret = -1;
 
-	if (!extras()->table_sections)
-		addr_table_init(&at, arch, n);
 	sym_of = anchor_syms(im, a);
 	t.sym_of = sym_of;
-	for (i = 0; !extras()->table_sections && i < n; i++)
-		addr_table_put(&at, i, sym_of[sites[i].shndx],
-			       table_addend(&t, i));
 	build_symbols(a, &syms, arch->elfclass);
 	/* GNU ld honours SHF_GNU_RETAIN only in ELFOSABI_GNU objects */
 	if (elfw_new(&w, out, arch, ELFOSABI_GNU) < 0)
@@ -136,14 +237,13 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
 	/* riscv ld refuses to mix float ABIs: take the image's */
 	w.e_flags = im->ehdr.e_flags;
 	w.of.gate = gate;
-	if (add_sections(&w, im, &t, &at, &syms) < 0) {
+	if (add_sections(&w, &t, &syms) < 0) {
 		elfw_abort(&w);
 		goto out_free_syms;
 	}
 	ret = elfw_commit(&w);
 out_free_syms:
 	elfw_syms_free(&syms);
-	addr_table_free(&at);
 	free(sym_of);
 	return ret;
 }

@@ -12,27 +12,6 @@
 #include "site.h"
 #include "util.h"
 
-/*
- * The table's two big sections, for the full tool's writer, which
- * makes their bytes as they are written (table_fill.c, hooks.h).
- */
-struct table_parts {
-	const struct site *sites;
-	size_t n;
-	const struct anchors *a;
-	const uint32_t *sym_of;	/* by section: its anchor's symbol */
-	GElf_Shdr table, rel;
-	const char *relname;
-};
-
-/* Entry @i is its anchor + this. */
-static inline int64_t table_addend(const struct table_parts *t, size_t i)
-{
-	const struct site *s = &t->sites[i];
-
-	return (int64_t)(s->addr - t->a->by_shndx[s->shndx]->value);
-}
-
 /* @gate (or NULL) has the last word before the file replaces @out. */
 int table_write_elf(struct image *im, const struct site *sites, size_t n,
 		    const struct anchors *a, const char *out,
@@ -43,5 +22,10 @@ int table_write_elf(struct image *im, const struct site *sites, size_t n,
  */
 bool table_writable(const struct image *im);
 uint8_t anchor_ref_vis(const struct symbol *s);
+
+/* table_asm.c: scan --format=asm */
+int table_write_asm(struct image *im, const struct site *sites, size_t n,
+		    const struct anchors *a, const char *out,
+		    const struct out_gate *gate);
 
 #endif

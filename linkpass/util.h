@@ -55,7 +55,7 @@ struct out_gate {
 	void *arg;
 };
 
-/* The full tool's --fsync: fsync every output before its rename. */
+/* --fsync: fsync every output before its rename. */
 extern bool out_fsync;
 
 int out_open(struct outfile *o, const char *target);

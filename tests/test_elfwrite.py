@@ -7,7 +7,7 @@
 # tests/elfwrite/layouts.c drives table_write_elf() in all four layouts
 # and reads each object back with linkpass's reader, once with four
 # entries and once with more than one piece of every section written
-# piece by piece (the full tool's table_fill.c).
+# piece by piece (table_write.c).
 
 from lptest import build_linkpass_harness, run
 

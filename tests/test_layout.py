@@ -53,8 +53,8 @@ def test_tree_graph_names_the_folders():
     for f in ("linkpass/", "runtime/", "lptrace/", "scripts/", "kernel/",
               "bench/", "tests/"):
         assert f in lines, lines
-    # the tool needs nothing of the tree but include/ (it is copied into
-    # kernel trees), and the library nothing of its command
+    # the tool needs nothing of the tree but include/, and the library
+    # nothing of its command
     assert re.fullmatch(r"\[\d+ C files\] -> include/ \(\d+\)",
                         lines["linkpass/"]), lines
     assert "runtime/" in lines["lptrace/"] and "lptrace/" not in lines["runtime/"]
@@ -65,14 +65,14 @@ def test_tree_graph_names_the_folders():
 
 # nm's type letters: what an object leaves for another to define, and
 # the global definitions another may use.  A weak undefined reference
-# (w, v) is no use: the object works when nothing defines it.  It is the
-# way a lower file is plugged into from above (linkpass/hooks.h: the
-# full tool's table, which the kernel's files read as empty), so only
-# the plugs PLUGS names may be weak references between our files.
+# (w, v) is no use: the object works when nothing defines it, so a lower
+# file could be plugged into from above through one, hidden from the
+# graph.  Only the plugs PLUGS names may be weak references between our
+# files: none, as every file calls what it uses directly.
 NM_USES = set("U")
 NM_WEAK_REFS = set("wv")
 NM_LOCAL_OR_DEBUG = set("abdginprstN-?")
-PLUGS = {"extras_table"}
+PLUGS = set()
 
 
 def object_symbols(obj, weak=None):
