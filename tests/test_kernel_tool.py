@@ -3,9 +3,20 @@
 # tables against the user-space tool's on real toolchain output (the
 # tables linked into the image must be the same bytes), its check
 # against wrong tables and rules, and its errors.
+#
+# KTOOL=/path/to/linkpass tests that binary instead of building
+# kernel/linkpass.  The inputs (objects, links, the user-space tool's
+# results) are made once per session by `made`, keyed by everything they
+# are made from; KTOOL_CACHE=DIR keeps them in DIR for later sessions
+# too (the mutation run, tests/mutation/mutate.py, tests each mutant's
+# binary with the inputs its clean run made).  Every test still runs
+# the tool itself.
 
+import hashlib
+import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -57,13 +68,112 @@ class Tool:
         return out
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ktool(tmp_path_factory):
-    """kernel/linkpass built as Kbuild builds a host program."""
+    """kernel/linkpass built as Kbuild builds a host program, or $KTOOL."""
+    given = os.environ.get("KTOOL")
+    if given:
+        if not os.access(given, os.X_OK):
+            pytest.fail(f"KTOOL={given} is not executable")
+        return Tool(Path(given).resolve())
     require_tools("gcc")
     exe = tmp_path_factory.mktemp("ktool") / "linkpass"
     run(["gcc", *HOST_CFLAGS, "-o", exe, *sources()])
     return Tool(exe)
+
+
+def digest(parts):
+    """A key for @parts: strings and numbers as written, files (Path) by
+    their bytes, lists and tuples part by part."""
+    h = hashlib.sha256()
+
+    def feed(p):
+        if isinstance(p, Path):
+            h.update(b"F" + hashlib.sha256(p.read_bytes()).digest())
+        elif isinstance(p, (list, tuple)):
+            h.update(b"(")
+            for x in p:
+                feed(x)
+            h.update(b")")
+        else:
+            h.update(b"S" + repr(p).encode() + b"\0")
+    feed(parts)
+    return h.hexdigest()[:40]
+
+
+class Made:
+    """Files the real toolchain (or the user-space tool) makes from a
+    test's inputs, each made once and kept under the key of everything it
+    is made from: the command's words and the bytes of its input files,
+    never a path of the session.  Each test gets a copy of its own, which
+    the tool may write in place."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def file(self, out, parts, make):
+        """@out, a copy of what make(path) writes at path for @parts (the
+        name of path is not @out's: it must not change what is made)."""
+        out = Path(out)
+        entry = self.root / digest(parts)
+        made = "made"
+        if not entry.is_dir():
+            tmp = Path(tempfile.mkdtemp(prefix=".new-", dir=self.root))
+            try:
+                make(tmp / made)
+                os.rename(tmp, entry)
+            except OSError:
+                if not entry.is_dir():   # else another run made it first
+                    raise
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copy(entry / made, out)
+        return out
+
+
+@pytest.fixture(scope="session")
+def made(tmp_path_factory):
+    """The session's made inputs: in $KTOOL_CACHE if set (kept), else in
+    a temp folder of the session."""
+    root = os.environ.get("KTOOL_CACHE")
+    if root:
+        Path(root).mkdir(parents=True, exist_ok=True)
+        return Made(root)
+    return Made(tmp_path_factory.mktemp("made"))
+
+
+def compiled(made, workdir, name, source, cc="gcc", flags=()):
+    """compile_src(), made once."""
+    obj = Path(workdir) / Path(name).with_suffix(".o")
+    return made.file(obj, ("cc -c", cc, list(flags), name, source),
+                     lambda o: compile_src(o.parent, name, source, cc,
+                                           flags, obj=o))
+
+
+def assembled(made, workdir, name, source):
+    """assemble(), made once."""
+    obj = Path(workdir) / Path(name).with_suffix(".o")
+    return made.file(obj, ("as", name, source),
+                     lambda o: os.rename(assemble(o.parent, name, source), o))
+
+
+def cc_c(made, cc, src, obj):
+    """`cc -c src -o obj` (a table the tool wrote), made once per text."""
+    return made.file(obj, ("cc -c", cc, Path(src)),
+                     lambda o: run([cc, "-c", src, "-o", o]))
+
+
+def ld_r(made, ld, out, inputs, script=None):
+    """`ld -r [-T script] -o out inputs...`, made once."""
+    opts = ["-T", script] if script else []
+    return made.file(out, ("ld -r", ld, opts, list(inputs)),
+                     lambda o: run([ld, "-r", *opts, "-o", o, *inputs]))
+
+
+def scanned(made, linkpass, image, out, *opts):
+    """The user-space tool's table object of @image, made once."""
+    return made.file(out, ("scan", linkpass.path, image, list(opts)),
+                     lambda o: linkpass.scan(image, o, *opts))
 
 
 def test_size_and_form():
@@ -80,22 +190,32 @@ def test_size_and_form():
         sorted(p.stem + ".o" for p in sources())
 
 
-def test_builds_with_musl(tmp_path):
+def test_builds_with_musl(made, tmp_path):
     """Alpine and postmarketOS build kernels with musl as the host libc."""
     require_tools("musl-gcc")
-    exe = tmp_path / "linkpass-musl"
-    run(["musl-gcc", *HOST_CFLAGS, "-static", "-o", exe, *sources()])
+    exe = made.file(tmp_path / "linkpass-musl",
+                    ("musl-gcc", HOST_CFLAGS, sources()),
+                    lambda o: run(["musl-gcc", *HOST_CFLAGS, "-static",
+                                   "-o", o, *sources()]))
     proc = run([exe], check=False)
     assert proc.returncode == 2 and proc.stderr.startswith("usage:")
 
 
-def link(objs, out, cc="gcc", ld="bfd", extra=()):
-    """@objs linked -q (--emit-relocs) with the table placed as the
-    kernel places it."""
+def link(objs, out, cc="gcc", ld="bfd", extra=(), q=True):
+    """@objs linked (-q: --emit-relocs) with the table placed as the
+    kernel places it; ld None: the compiler's own linker."""
     lds = write(Path(out).parent / "mcount.lds", MCOUNT_LDS)
-    run([cc, f"-fuse-ld={ld}", "-no-pie", "-Wl,-q", f"-Wl,-T,{lds}",
-         *extra, *objs, "-o", out])
+    run([cc, *([f"-fuse-ld={ld}"] if ld else []), "-no-pie",
+         *(["-Wl,-q"] if q else []), f"-Wl,-T,{lds}", *extra, *objs,
+         "-o", out])
     return out
+
+
+def linked(made, objs, out, cc="gcc", ld="bfd", extra=(), q=True):
+    """link(), made once."""
+    return made.file(out, ("link", cc, ld, list(extra), q, MCOUNT_LDS,
+                           list(objs)),
+                     lambda o: link(objs, o, cc, ld, extra, q))
 
 
 def section_bytes(image, name):
@@ -111,11 +231,11 @@ def object_table(ko):
                              out, re.M))
 
 
-def x86_objs(tmp_path, cc, flags=()):
+def x86_objs(made, tmp_path, cc, flags=()):
     f = ["-pg", "-mfentry", "-O2", "-fno-pie", *flags]
-    return [compile_src(tmp_path, "prog.c", SRC, cc, f),
-            compile_src(tmp_path, "strong.c", STRONG, cc, f),
-            assemble(tmp_path, "stubs.S", STUBS_S)]
+    return [compiled(made, tmp_path, "prog.c", SRC, cc, f),
+            compiled(made, tmp_path, "strong.c", STRONG, cc, f),
+            assembled(made, tmp_path, "stubs.S", STUBS_S)]
 
 
 @pytest.mark.parametrize("cc,ld,flags", [
@@ -125,23 +245,27 @@ def x86_objs(tmp_path, cc, flags=()):
     ("clang", "lld", ["-fcf-protection=branch"]),
     ("clang", "bfd", []),
 ])
-def test_x86_64_image_like_the_user_space_tool(linkpass, ktool, tmp_path,
-                                               cc, ld, flags):
+def test_x86_64_image_like_the_user_space_tool(linkpass, ktool, made,
+                                               tmp_path, cc, ld, flags):
     """Two links of vmlinux's kind: the first image's table, assembled
     and linked into the second, is stable, passes the check, and is byte
     for byte the table the user-space tool's object gives."""
-    require_compiler_ld(cc, ld)
-    objs = x86_objs(tmp_path, cc, flags)
-    first = link(objs, tmp_path / "first", cc, ld)
+    # the probe too is made once: it links a program
+    made.file(tmp_path / "links", ("links", cc, ld),
+              lambda o: (require_compiler_ld(cc, ld), o.write_text("yes")))
+    objs = x86_objs(made, tmp_path, cc, flags)
+    first = linked(made, objs, tmp_path / "first", cc, ld)
     ours = ktool.table(first, tmp_path / "t.S")
-    run([cc, "-c", ours, "-o", tmp_path / "t.o"])
-    second = link([*objs, tmp_path / "t.o"], tmp_path / "second", cc, ld)
+    cc_c(made, cc, ours, tmp_path / "t.o")
+    second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second",
+                    cc, ld)
     assert ktool.table(second, tmp_path / "t2.S") and \
         (tmp_path / "t2.S").read_text() == ours.read_text()
     assert ktool.run("--check", second).returncode == 0
     # the user-space tool's table of the same image
-    linkpass.scan(first, tmp_path / "full.o")
-    theirs = link([*objs, tmp_path / "full.o"], tmp_path / "full", cc, ld)
+    scanned(made, linkpass, first, tmp_path / "full.o")
+    theirs = linked(made, [*objs, tmp_path / "full.o"], tmp_path / "full",
+                    cc, ld)
     got = section_bytes(second, "__mcount_loc")
     assert got == section_bytes(theirs, "__mcount_loc")
     assert len(got) == 5 * 8   # main, leaf, st, wf (strong), initf
@@ -154,21 +278,25 @@ def test_x86_64_image_like_the_user_space_tool(linkpass, ktool, tmp_path,
     assert "__fentry__" in relocs and "R_X86_64_NONE" in relocs
 
 
-def test_module_like_the_user_space_tool(linkpass, ktool, tmp_path):
+def theirs_obj(made, linkpass, ko, out):
+    """`linkpass obj` on a copy of @ko, made once."""
+    def make(o):
+        shutil.copy(ko, o)
+        linkpass.run("obj", o)
+    return made.file(out, ("obj", linkpass.path, ko), make)
+
+
+def test_module_like_the_user_space_tool(linkpass, ktool, made, tmp_path):
     """A module: the table linked first into a relink of the .ko lists
     the same sites as the user-space tool's obj, and --check --nop
     leaves the calls NOPs with R_X86_64_NONE relocations."""
-    objs = x86_objs(tmp_path, "gcc", ["-mcmodel=kernel"])[:2]
-    ko = tmp_path / "mod.ko"
-    run(["ld", "-r", "-o", ko, *objs])
-    theirs = tmp_path / "theirs.ko"
-    shutil.copy(ko, theirs)
-    linkpass.run("obj", theirs)
+    objs = x86_objs(made, tmp_path, "gcc", ["-mcmodel=kernel"])[:2]
+    ko = ld_r(made, "ld", tmp_path / "mod.ko", objs)
+    theirs = theirs_obj(made, linkpass, ko, tmp_path / "theirs.ko")
     ktool.table(ko, tmp_path / "m.S")
-    run(["gcc", "-c", tmp_path / "m.S", "-o", tmp_path / "m.o"])
-    ours = tmp_path / "ours.ko"
-    run(["ld", "-r", "-T", TOOL / "relink.lds", "-o", ours,
-         tmp_path / "m.o", ko])
+    cc_c(made, "gcc", tmp_path / "m.S", tmp_path / "m.o")
+    ours = ld_r(made, "ld", tmp_path / "ours.ko", [tmp_path / "m.o", ko],
+                TOOL / "relink.lds")
     got = object_table(ours)
     assert got == object_table(theirs) and len(got) == 5, got
     ktool.run("--check", "--nop", ours)
@@ -182,38 +310,34 @@ def test_module_like_the_user_space_tool(linkpass, ktool, tmp_path):
     ("riscv64", "riscv64-linux-gnu-gcc", ["-march=rv64gc"], "8,4"),
     ("riscv64", "riscv64-linux-gnu-gcc", ["-march=rv64g"], "4,2"),
 ])
-def test_pads_like_the_user_space_tool(linkpass, ktool, tmp_path, arch, cc,
-                                       flags, pad):
+def test_pads_like_the_user_space_tool(linkpass, ktool, made, tmp_path, arch,
+                                       cc, flags, pad):
     """vmlinux with pads: linked without the compiler's lists, which the
     tool reads from the relocatable object (vmlinux.o)."""
     require_tools(cc)
     f = ["-O2", f"-fpatchable-function-entry={pad}", *flags]
     src = SRC.replace("no_instrument_function",
                       "patchable_function_entry(0, 0)")
-    objs = [compile_src(tmp_path, "prog.c", src, cc, f),
-            compile_src(tmp_path, "strong.c", STRONG, cc, f)]
-    vmo = tmp_path / "vmlinux.o"
-    run([cc.replace("gcc", "ld"), "-r", "-o", vmo, *objs])
-    lds = write(tmp_path / "mcount.lds", MCOUNT_LDS)
-    first = tmp_path / "first"
-    run([cc, "-no-pie", "-Wl,-q", f"-Wl,-T,{lds}", *objs, "-o", first])
+    objs = [compiled(made, tmp_path, "prog.c", src, cc, f),
+            compiled(made, tmp_path, "strong.c", STRONG, cc, f)]
+    ld = cc.replace("gcc", "ld")
+    vmo = ld_r(made, ld, tmp_path / "vmlinux.o", objs)
+    first = linked(made, objs, tmp_path / "first", cc, None)
     ours = ktool.table(first, tmp_path / "t.S", f"--patchable={pad}",
                        f"--lists={vmo}")
-    run([cc, "-c", ours, "-o", tmp_path / "t.o"])
-    second = tmp_path / "second"
-    run([cc, "-no-pie", f"-Wl,-T,{lds}", *objs, tmp_path / "t.o", "-o",
-         second])
+    cc_c(made, cc, ours, tmp_path / "t.o")
+    second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second",
+                    cc, None, q=False)
     assert ktool.run("--check", f"--patchable={pad}", second).returncode == 0
-    full = tmp_path / "full.o"
-    linkpass.scan(first, full, f"--patchable-entries={pad}")
-    theirs = tmp_path / "theirs"
-    run([cc, "-no-pie", f"-Wl,-T,{lds}", *objs, full, "-o", theirs])
+    full = scanned(made, linkpass, first, tmp_path / "full.o",
+                   f"--patchable-entries={pad}")
+    theirs = linked(made, [*objs, full], tmp_path / "theirs", cc, None,
+                    q=False)
     got = section_bytes(second, "__mcount_loc")
     assert got == section_bytes(theirs, "__mcount_loc")
     assert len(got) == 5 * 8
     # a module's table from its own lists
-    ko = tmp_path / "mod.ko"
-    run([cc.replace("gcc", "ld"), "-r", "-o", ko, *objs])
+    ko = ld_r(made, ld, tmp_path / "mod.ko", objs)
     mod = ktool.table(ko, tmp_path / "m.S", f"--patchable={pad}")
     assert mod.read_text().count(".quad") == 5   # not exitf
 
@@ -224,54 +348,57 @@ def check_fails(ktool, image, *opts):
     return proc.stderr
 
 
-def test_check_fails_on_an_unknown_section(ktool, tmp_path):
+def test_check_fails_on_an_unknown_section(ktool, made, tmp_path):
     """A traced function the linker script put in an output section the
     rules do not name: the scan leaves it out, the check fails."""
     src = '__attribute__((section(".odd.text"))) int oddf(int x) ' \
           '{ return x + 3; }\nint main(void) { return oddf(1) - 4; }\n'
-    objs = [compile_src(tmp_path, "u.c", src, "gcc",
-                        ["-pg", "-mfentry", "-O2", "-fno-pie"]),
-            assemble(tmp_path, "stubs.S", STUBS_S)]
-    first = link(objs, tmp_path / "first")
+    objs = [compiled(made, tmp_path, "u.c", src, "gcc",
+                     ["-pg", "-mfentry", "-O2", "-fno-pie"]),
+            assembled(made, tmp_path, "stubs.S", STUBS_S)]
+    first = linked(made, objs, tmp_path / "first")
     ktool.table(first, tmp_path / "t.S")
     assert "oddf" not in (tmp_path / "t.S").read_text()
-    run(["gcc", "-c", tmp_path / "t.S", "-o", tmp_path / "t.o"])
-    second = link([*objs, tmp_path / "t.o"], tmp_path / "second")
+    cc_c(made, "gcc", tmp_path / "t.S", tmp_path / "t.o")
+    second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second")
     err = check_fails(ktool, second)
     assert ".odd.text+0x0 (oddf): holds an ftrace site in .odd.text, " \
         "which the rules do not name" in err, err
 
 
-def wrong_table(ktool, tmp_path, edit):
-    objs = x86_objs(tmp_path, "gcc")
-    first = link(objs, tmp_path / "first")
+def wrong_table(ktool, made, tmp_path, edit):
+    objs = x86_objs(made, tmp_path, "gcc")
+    first = linked(made, objs, tmp_path / "first")
     table = ktool.table(first, tmp_path / "t.S")
     table.write_text(edit(table.read_text()))
-    run(["gcc", "-c", table, "-o", tmp_path / "t.o"])
-    return link([*objs, tmp_path / "t.o"], tmp_path / "second")
+    cc_c(made, "gcc", table, tmp_path / "t.o")
+    return linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second")
 
 
-def test_check_fails_on_a_missing_entry(ktool, tmp_path):
-    image = wrong_table(ktool, tmp_path,
+def test_check_fails_on_a_missing_entry(ktool, made, tmp_path):
+    image = wrong_table(ktool, made, tmp_path,
                         lambda t: "".join(t.splitlines(True)[:-1]))
     err = check_fails(ktool, image)
     assert "a traced function's site is not listed" in err, err
     assert err.count("\n") == 2
 
 
-def test_check_fails_on_a_repeated_entry(ktool, tmp_path):
-    image = wrong_table(ktool, tmp_path,
+def test_check_fails_on_a_repeated_entry(ktool, made, tmp_path):
+    image = wrong_table(ktool, made, tmp_path,
                         lambda t: t + t.splitlines()[-1] + "\n")
     err = check_fails(ktool, image)
     assert "listed out of order, or twice" in err, err
 
 
-def test_check_fails_on_a_dead_body(linkpass, ktool, tmp_path):
+def test_check_fails_on_a_dead_body(linkpass, ktool, made, tmp_path):
     """The overridden weak wf keeps its body and its call, not its
     symbol: an entry there is refused."""
-    objs = x86_objs(tmp_path, "gcc")
-    first = link(objs, tmp_path / "first")
-    dropped = linkpass.run("sites", "--dropped", first).stdout
+    objs = x86_objs(made, tmp_path, "gcc")
+    first = linked(made, objs, tmp_path / "first")
+    dropped = made.file(
+        tmp_path / "dropped.txt", ("sites --dropped", linkpass.path, first),
+        lambda o: o.write_text(
+            linkpass.run("sites", "--dropped", first).stdout)).read_text()
     dead = [int(ln.split()[1], 16) for ln in dropped.splitlines()
             if ln.startswith("dropped") and "dead function body" in ln]
     assert len(dead) == 1, dropped
@@ -280,8 +407,8 @@ def test_check_fails_on_a_dead_body(linkpass, ktool, tmp_path):
     table = ktool.table(first, tmp_path / "t.S")
     table.write_text(table.read_text() +
                      f"\t.quad\tmain + {dead[0] - main:#x}\n")
-    run(["gcc", "-c", table, "-o", tmp_path / "t.o"])
-    image = link([*objs, tmp_path / "t.o"], tmp_path / "second")
+    cc_c(made, "gcc", table, tmp_path / "t.o")
+    image = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second")
     err = check_fails(ktool, image)
     assert "(no function): listed, but no function's site is there" in err
 
@@ -310,32 +437,29 @@ def test_usage_errors(ktool, tmp_path):
         assert proc.returncode == 2 and proc.stdout == "", (args, proc)
 
 
-def test_image_without_relocations_is_an_error(ktool, tmp_path):
-    objs = x86_objs(tmp_path, "gcc")
-    lds = write(tmp_path / "mcount.lds", MCOUNT_LDS)
-    image = tmp_path / "norel"
-    run(["gcc", "-no-pie", f"-Wl,-T,{lds}", *objs, "-o", image])
+def test_image_without_relocations_is_an_error(ktool, made, tmp_path):
+    objs = x86_objs(made, tmp_path, "gcc")
+    image = linked(made, objs, tmp_path / "norel", ld=None, q=False)
     proc = ktool.run(image, check=False)
     assert proc.returncode == 2
     assert "no relocations of code: link it with --emit-relocs" in proc.stderr
 
 
-def test_module_with_a_table_already_is_an_error(ktool, tmp_path):
-    objs = x86_objs(tmp_path, "gcc", ["-mrecord-mcount"])[:2]
-    ko = tmp_path / "mod.ko"
-    run(["ld", "-r", "-o", ko, *objs])
+def test_module_with_a_table_already_is_an_error(ktool, made, tmp_path):
+    objs = x86_objs(made, tmp_path, "gcc", ["-mrecord-mcount"])[:2]
+    ko = ld_r(made, "ld", tmp_path / "mod.ko", objs)
     proc = ktool.run(ko, check=False)
     assert proc.returncode == 2
     assert "__mcount_loc: the module has a table already" in proc.stderr
 
 
-def test_pads_need_their_geometry_and_lists(ktool, tmp_path):
+def test_pads_need_their_geometry_and_lists(ktool, made, tmp_path):
     cc = "aarch64-linux-gnu-gcc"
     require_tools(cc)
-    obj = compile_src(tmp_path, "p.c", SRC, cc,
-                      ["-O2", "-fpatchable-function-entry=4,2"])
-    image = tmp_path / "img"
-    run([cc, obj, "-o", image])
+    obj = compiled(made, tmp_path, "p.c", SRC, cc,
+                   ["-O2", "-fpatchable-function-entry=4,2"])
+    image = made.file(tmp_path / "img", ("link", cc, obj),
+                      lambda o: run([cc, obj, "-o", o]))
     proc = ktool.run(image, check=False)
     assert proc.returncode == 2 and "--patchable=N,M" in proc.stderr
     proc = ktool.run("--patchable=4,2", image, check=False)
