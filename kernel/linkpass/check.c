@@ -102,7 +102,7 @@ static int table_object(struct image *im, struct site **t, size_t *n)
 
 	*n = 0;
 	*t = NULL;
-	if (!sec)
+	if (!sec || !sec->sh.sh_size)
 		return 0;
 	rs = image_relocs_for(im, sec - im->secs);
 	if (sec->sh.sh_size % 8 || !rs || rela_count(im, rs, &count) < 0 ||

@@ -139,6 +139,9 @@ int emit_module(struct image *im, const struct site *s, size_t n)
 			return error(im, im->secs[s[i].shndx].name,
 				     "a section name the assembler cannot take");
 	header(n);
+	/* a module without a site gets no table, as a notrace object */
+	if (!n)
+		return flushed(im);
 	for (i = 0; i < n; i++)
 		if (!i || s[i].shndx != s[i - 1].shndx)
 			printf("\t.section %s, \"ax\"\n.Lmcount_%u:\n",
