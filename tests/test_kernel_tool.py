@@ -363,7 +363,7 @@ def test_check_fails_on_an_unknown_section(ktool, made, tmp_path):
     second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second")
     err = check_fails(ktool, second)
     assert ".odd.text+0x0 (oddf): holds an ftrace site in .odd.text, " \
-        "which the rules do not name" in err, err
+        "which no rule names" in err, err
 
 
 def wrong_table(ktool, made, tmp_path, edit):

@@ -109,7 +109,7 @@ const struct arch *arch_find(uint16_t machine)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(arches); i++)
 		if (arches[i].machine == machine)
 			return &arches[i];
 	return NULL;

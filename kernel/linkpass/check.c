@@ -223,7 +223,7 @@ static void audit_functions(struct audit *au, const struct site *t, size_t nt,
 		case SEC_UNTRACED:
 			break;
 		default:
-			differ(au, &fs[i], "holds an ftrace site in %s, which the rules do not name",
+			differ(au, &fs[i], "holds an ftrace site in %s, which no rule names",
 			       im->secs[fs[i].shndx].name);
 		}
 	}

@@ -360,7 +360,7 @@ void rela_get(const struct section *rsec, size_t i, struct reloc *r)
 
 /* The first function of section @shndx that starts at or after @addr. */
 const struct func *func_from(const struct image *im, uint32_t shndx,
-			   uint64_t addr)
+			     uint64_t addr)
 {
 	size_t lo = 0, hi = im->nfuncs;
 

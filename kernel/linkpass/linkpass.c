@@ -27,7 +27,7 @@
 
 #include "linkpass.h"
 
-static void usage(void)
+static void usage_exit(void)
 {
 	fprintf(stderr,
 		"usage: linkpass [--patchable=N,M [--lists=OBJECT]] FILE > TABLE.S\n"
@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (!parse_pad(optarg, &pad)) {
-				fprintf(stderr, "linkpass: --patchable=%s: expected N,M with 0 < N <= 64, M <= N\n",
-					optarg);
+				fprintf(stderr, "linkpass: --patchable=%s: %s\n",
+					optarg, "expected N,M with 0 < N <= 64, M <= N");
 				return 2;
 			}
 			break;
@@ -112,11 +112,11 @@ int main(int argc, char **argv)
 			nop = true;
 			break;
 		default:
-			usage();
+			usage_exit();
 		}
 	}
 	if (optind != argc - 1 || (nop && !check))
-		usage();
+		usage_exit();
 
 	/* the file, its sections, symbols and functions */
 	if (image_open(&im, argv[optind], nop) < 0)

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 #define MCOUNT_SECTION		"__mcount_loc"
 #define PATCHABLE_SECTION	"__patchable_function_entries"
 #define TABLE_START		"__start_mcount_loc"
@@ -99,8 +101,7 @@ struct reloc {
 };
 
 /* elf.c */
-int error(const struct image *im, const char *place, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int error(const struct image *im, const char *place, const char *fmt, ...);
 int image_open(struct image *im, const char *path, bool writable);
 void image_close(struct image *im);
 struct section *image_section(const struct image *im, const char *name);
@@ -113,7 +114,7 @@ int rela_count(const struct image *im, const struct section *rsec,
 	       size_t *n);
 void rela_get(const struct section *rsec, size_t i, struct reloc *r);
 const struct func *func_from(const struct image *im, uint32_t shndx,
-			   uint64_t addr);
+			     uint64_t addr);
 
 /* arch.c: one table per architecture, chosen by e_machine */
 struct arch {

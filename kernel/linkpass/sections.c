@@ -49,11 +49,9 @@ void sections_classify(struct image *im)
 
 		if (!(s->sh.sh_flags & SHF_EXECINSTR))
 			s->rule = SEC_OTHER;
-		else if (matches(untraced, sizeof(untraced) / sizeof(*untraced),
-				 s->name))
+		else if (matches(untraced, ARRAY_SIZE(untraced), s->name))
 			s->rule = SEC_UNTRACED;
-		else if (matches(traced, sizeof(traced) / sizeof(*traced),
-				 s->name))
+		else if (matches(traced, ARRAY_SIZE(traced), s->name))
 			s->rule = SEC_TRACED;
 		else
 			s->rule = SEC_OTHER;

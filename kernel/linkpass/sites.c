@@ -290,7 +290,8 @@ static int padded_functions(struct image *im, const char *lists,
 	struct site s;
 
 	if (!lists)
-		return error(im, NULL, "give the object that holds the compiler's lists (--lists=vmlinux.o)");
+		return error(im, NULL, "%s (--lists=vmlinux.o)",
+			     "give the object that holds the compiler's lists");
 	if (listed_names(im, lists, &names, &nn) < 0)
 		return -1;
 	*n = 0;
