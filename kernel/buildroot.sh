@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kernel/buildroot.sh ensure
-# kernel/buildroot.sh run [-C DIR] COMMAND [ARG...]
+# kernel/buildroot.sh run [-C DIR] [NAME=VALUE...] COMMAND [ARG...]
+# kernel/buildroot.sh tools DIR NAME...
 # kernel/buildroot.sh path
 #
 # The build root of the newer toolchains: a Debian trixie system made by
@@ -26,6 +27,15 @@
 #           the same paths, so source and build dirs keep their names;
 #           the binds end with the command.  -C DIR: start in DIR (by
 #           default the current one if it is under the cache, else /).
+#           The command gets the root's own environment (PATH with
+#           /usr/lib/llvm-19/bin first, HOME, LANG, TERM) and nothing of
+#           the caller's but the NAME=VALUE given, which override it.
+#   tools   writes DIR/NAME for each NAME, a script that runs the root's
+#           program NAME (as its PATH finds it) on this machine, without
+#           chroot: through the root's own dynamic loader and libraries.
+#           It starts as fast as the machine's own tools (the kernel
+#           test times nm beside sorttable) and sees every path its
+#           caller sees.
 #   path    prints the root's directory.
 #
 # Environment: LINKPASS_KERNEL_CACHE (/var/tmp/linkpass-kernel),
@@ -58,26 +68,28 @@ archive_uri() { "$here/../scripts/apt-private.sh" --uri; }
 
 stamp() { printf '%s\n' "$suite" $packages | sha1sum | cut -d' ' -f1; }
 
+# in_root [NAME=VALUE...] COMMAND [ARG...]: COMMAND inside the root, in
+# its / (chroot's), with the root's environment and the NAME=VALUE.
 in_root() {
 	# unshare: the binds vanish with the command, none is left behind
-	# for an "rm -rf" of the cache to walk into.
+	# for an "rm -rf" of the cache to walk into.  env sets the caller's
+	# NAME=VALUE after the root's own, so that a PATH= given wins.
 	unshare --mount --propagation private /bin/sh -euc '
-		root=$1 cache=$2 dir=$3
-		shift 3
+		root=$1 cache=$2
+		shift 2
 		mkdir -p "$root/dev" "$root/proc" "$root$cache"
 		mount --rbind /dev "$root/dev"
 		mount -t proc proc "$root/proc"
 		mount --bind "$cache" "$root$cache"
 		cd "$root" && exec chroot "$root" /usr/bin/env -i \
 			PATH=/usr/lib/llvm-19/bin:/usr/local/bin:/usr/bin:/bin \
-			HOME=/root LANG=C.UTF-8 TERM=dumb \
-			/bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"
+			HOME=/root LANG=C.UTF-8 TERM=dumb "$@"
 	' sh "$root" "$cache" "$@"
 }
 
 healthy() {
 	[ "$(cat "$root/.lpk-root" 2>/dev/null)" = "$(stamp)" ] &&
-		in_root / /bin/sh -c "$probe" >/dev/null 2>&1
+		in_root /bin/sh -c "$probe" >/dev/null 2>&1
 }
 
 make_root() {
@@ -94,13 +106,37 @@ make_root() {
 	debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
 		die "debootstrap $suite from $uri failed; see $log"
 	echo "buildroot.sh: apt-get install inside $root"
-	in_root / /bin/sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+	in_root /bin/sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends $(echo $packages)" >>"$log" 2>&1 ||
 		die "apt-get install inside $root failed; see $log"
-	in_root / /bin/sh -c "$probe" >>"$log" 2>&1 ||
+	in_root /bin/sh -c "$probe" >>"$log" 2>&1 ||
 		die "$root: the compilers do not run; see $log"
 	stamp >"$root/.lpk-root"
 	echo "buildroot.sh: $root ready in $((SECONDS - t0)) s, $(du -sh --one-file-system "$root" | cut -f1)"
+}
+
+# write_tools DIR NAME...: the wrappers of "tools".  Each program is
+# resolved inside the root (its PATH, then its symbolic links), once.
+# The loader's --library-path puts the root's libraries before the
+# machine's; a program's own RUNPATH ($ORIGIN/..., llvm's) is read from
+# where it lies, in the root; --argv0 keeps the name it was asked by,
+# which llvm's multi-call tools go by (llvm-readelf is llvm-readobj).
+write_tools() {
+	local dir=$1 name real ld=$root/lib64/ld-linux-x86-64.so.2
+	local libs=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
+	shift
+	[ -e "$ld" ] || die "$ld: no dynamic loader in the root"
+	mkdir -p "$dir"
+	in_root /bin/sh -c 'for n; do p=$(command -v "$n") && readlink -f "$p" || echo "-"; done' sh "$@" |
+	while read -r real; do
+		name=$1
+		shift
+		[ "$real" != - ] || die "$name: not found in $root"
+		printf '#!/bin/sh\n# %s of %s (kernel/buildroot.sh tools)\nexec %s --library-path %s --argv0 %s %s "$@"\n' \
+			"$name" "$root" "$ld" "$libs" "$name" "$root$real" >"$dir/$name.tmp"
+		chmod +x "$dir/$name.tmp"
+		mv "$dir/$name.tmp" "$dir/$name"
+	done
 }
 
 case ${1-} in
@@ -115,14 +151,27 @@ run)
 		dir=$2
 		shift 2
 	fi
-	[ $# -gt 0 ] || die "usage: buildroot.sh run [-C DIR] COMMAND [ARG...]"
+	assign=()
+	while [ $# -gt 0 ] && [[ $1 == [A-Za-z_]*=* ]]; do
+		assign+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] || die "usage: buildroot.sh run [-C DIR] [NAME=VALUE...] COMMAND [ARG...]"
 	[ -e "$root/.lpk-root" ] || die "$root: no build root (buildroot.sh ensure makes it)"
-	in_root "$dir" "$@"
+	in_root "${assign[@]}" /bin/sh -c 'cd "$0" && exec "$@"' "$dir" "$@"
+	;;
+tools)
+	shift
+	[ $# -ge 2 ] || die "usage: buildroot.sh tools DIR NAME..."
+	dir=$1
+	shift
+	healthy || die "$root: no working build root (buildroot.sh ensure makes it)"
+	write_tools "$dir" "$@"
 	;;
 path)
 	echo "$root"
 	;;
 *)
-	die "usage: buildroot.sh ensure | run [-C DIR] COMMAND [ARG...] | path"
+	die "usage: buildroot.sh ensure | run [-C DIR] [NAME=VALUE...] COMMAND [ARG...] | tools DIR NAME... | path"
 	;;
 esac
