@@ -31,7 +31,9 @@ HOST_CFLAGS = ["-O2", "-Wall", "-Wmissing-prototypes", "-Wstrict-prototypes",
 # What the kernel's linker script does for the table: MCOUNT_REC()
 MCOUNT_LDS = ("SECTIONS { __mcount_loc : { __start_mcount_loc = .; "
               "KEEP(*(__mcount_loc)) __stop_mcount_loc = .; } } "
-              "INSERT AFTER .rodata;\n")
+              "INSERT AFTER .rodata;\n"
+              # the base of vmlinux's table entries, as kallsyms'
+              "_text = ADDR(.text);\n")
 
 SRC = r"""
 int __attribute__((weak)) wf(int x) { return x + 1; }
@@ -376,8 +378,13 @@ def wrong_table(ktool, made, tmp_path, edit):
 
 
 def test_check_fails_on_a_missing_entry(ktool, made, tmp_path):
-    image = wrong_table(ktool, made, tmp_path,
-                        lambda t: "".join(t.splitlines(True)[:-1]))
+    def drop_last(t):
+        """The table without its last entry (entries share lines)."""
+        head, last = t.rstrip("\n").rsplit("\n", 1)
+        entries = last.split(", ")
+        return head + "\n" + (", ".join(entries[:-1]) + "\n"
+                              if len(entries) > 1 else "")
+    image = wrong_table(ktool, made, tmp_path, drop_last)
     err = check_fails(ktool, image)
     assert "a traced function's site is not listed" in err, err
     assert err.count("\n") == 2

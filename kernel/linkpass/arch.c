@@ -30,8 +30,10 @@
 #define A64_NOP			0xd503201fu
 #define A64_BTI_C		0xd503245fu
 #define A64_BTI_JC		0xd50324dfu
+#define A64_MOV_X9_LR		0xaa1e03e9u	/* mov x9, x30 */
 #define RV_NOP			0x00000013u
 #define RV_C_NOP		0x0001u
+#define RV_AUIPC_T0		0x00000297u	/* auipc t0, 0 */
 
 /* x86_nops[5], the NOP ftrace writes over a site (ftrace_nop_replace()) */
 static const uint8_t x86_nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
@@ -40,6 +42,58 @@ static const uint8_t x86_endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static uint32_t le32(const uint8_t *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* x86_64: the NOP over the call, as ftrace_make_nop() writes it. */
+static unsigned int x86_init_state(const struct image *im, const struct site *s,
+				   uint64_t *addr, uint8_t *buf)
+{
+	memcpy(buf, x86_nop5, sizeof(x86_nop5));
+	*addr = s->addr;
+	return sizeof(x86_nop5);
+}
+
+/*
+ * arm64: "mov x9, x30" over the first nop at the entry.  With CALL_OPS,
+ * ftrace_init_nop() also points the literal before the function at
+ * ftrace_nop_ops; that literal is read only by a "bl" to the ftrace
+ * trampoline, and ftrace_make_call() writes it before the "bl".
+ */
+static unsigned int a64_init_state(const struct image *im, const struct site *s,
+				   uint64_t *addr, uint8_t *buf)
+{
+	put_le32(buf, A64_MOV_X9_LR);
+	*addr = func_entry(im, s->fn);
+	return 4;
+}
+
+/*
+ * riscv: "auipc t0, hi(ftrace_caller)" and "nop" over the nops at the
+ * entry.  The offset is only known where ftrace_caller is: in vmlinux.
+ */
+static unsigned int rv_init_state(const struct image *im, const struct site *s,
+				  uint64_t *addr, uint8_t *buf)
+{
+	const struct symbol *caller = im->rel ? NULL :
+				      image_symbol(im, "ftrace_caller");
+	uint32_t off;
+
+	if (!caller)
+		return 0;
+	*addr = s->fn->start;
+	off = caller->value - *addr;
+	/* the jalr's 12 bits are signed: round the upper 20 to match */
+	put_le32(buf, ((off + 0x800) & 0xfffff000u) | RV_AUIPC_T0);
+	put_le32(buf + 4, RV_NOP);
+	return 8;
 }
 
 static unsigned int x86_landing_pad(const uint8_t *p, uint64_t avail)
@@ -84,8 +138,8 @@ static const struct arch arches[] = {
 		/* PC32 from binutils before 2.31 */
 		.r_call = { R_X86_64_PLT32, R_X86_64_PC32 },
 		.call_len = 5,
-		.nop = x86_nop5,
 		.landing_pad = x86_landing_pad,
+		.init_state = x86_init_state,
 	}, {
 		.name = "arm64",
 		.machine = EM_AARCH64,
@@ -94,6 +148,7 @@ static const struct arch arches[] = {
 		.r_none = R_AARCH64_NONE,
 		.landing_pad = a64_landing_pad,
 		.pad_nop = a64_pad_nop,
+		.init_state = a64_init_state,
 	}, {
 		.name = "riscv64",
 		.machine = EM_RISCV,
@@ -102,6 +157,7 @@ static const struct arch arches[] = {
 		.r_none = 0,
 		.landing_pad = no_landing_pad,
 		.pad_nop = rv_pad_nop,
+		.init_state = rv_init_state,
 	},
 };
 

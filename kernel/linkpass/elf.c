@@ -165,9 +165,11 @@ static int bind_rank(const struct symbol *s)
 	return s->bind == STB_GLOBAL ? 2 : s->bind == STB_WEAK;
 }
 
+/* Sorted through pointers: qsort() then moves 8 bytes, not a struct. */
 static int func_cmp(const void *a, const void *b)
 {
-	const struct func *x = a, *y = b;
+	const struct func *x = *(const struct func *const *)a;
+	const struct func *y = *(const struct func *const *)b;
 
 	if (x->shndx != y->shndx)
 		return x->shndx < y->shndx ? -1 : 1;
@@ -186,11 +188,17 @@ static int func_cmp(const void *a, const void *b)
  */
 static int index_functions(struct image *im)
 {
+	struct func *all, **order;
 	size_t i, n = 0;
 
+	all = calloc(im->nsyms ? im->nsyms : 1, sizeof(*all));
+	order = calloc(im->nsyms ? im->nsyms : 1, sizeof(*order));
 	im->funcs = calloc(im->nsyms ? im->nsyms : 1, sizeof(*im->funcs));
-	if (!im->funcs)
+	if (!all || !order || !im->funcs) {
+		free(all);
+		free(order);
 		return error(im, NULL, "out of memory");
+	}
 	for (i = 1; i < im->nsyms; i++) {
 		const struct symbol *s = &im->syms[i];
 		const struct section *sec;
@@ -199,22 +207,23 @@ static int index_functions(struct image *im)
 		    !is_code(im, s->shndx))
 			continue;
 		sec = &im->secs[s->shndx];
-		if (s->value - sec->sh.sh_addr > sec->sh.sh_size)
-			return error(im, s->name,
-				     "function lies outside its section %s",
+		if (s->value - sec->sh.sh_addr > sec->sh.sh_size) {
+			free(all);
+			free(order);
+			return error(im, s->name, "function lies outside its section %s",
 				     sec->name);
-		im->funcs[n].shndx = s->shndx;
-		im->funcs[n].start = s->value;
-		im->funcs[n].end = s->value + s->size;
-		im->funcs[n].sym = s;
+		}
+		all[n] = (struct func){ s->shndx, s->value, s->value + s->size, s };
+		order[n] = &all[n];
 		n++;
 	}
-	qsort(im->funcs, n, sizeof(*im->funcs), func_cmp);
-	im->nfuncs = 0;
+	qsort(order, n, sizeof(*order), func_cmp);
 	for (i = 0; i < n; i++)
-		if (!im->nfuncs || im->funcs[i].shndx != im->funcs[im->nfuncs - 1].shndx ||
-		    im->funcs[i].start != im->funcs[im->nfuncs - 1].start)
-			im->funcs[im->nfuncs++] = im->funcs[i];
+		if (!im->nfuncs || order[i]->shndx != im->funcs[im->nfuncs - 1].shndx ||
+		    order[i]->start != im->funcs[im->nfuncs - 1].start)
+			im->funcs[im->nfuncs++] = *order[i];
+	free(all);
+	free(order);
 	return 0;
 }
 

@@ -12,7 +12,8 @@
  *
  *   linkpass [--patchable=N,M] --check [--nop] FILE
  *	Audit the table linked into FILE against FILE's code (check.c);
- *	with --nop, then write the ftrace NOP over every site (x86).
+ *	with --nop, then write at every site the state ftrace_init_nop()
+ *	would leave it in (nop.c).
  *
  * --patchable=N,M: the sites are -fpatchable-function-entry=N,M pads,
  * which the compiler lists in each object; vmlinux is linked without the

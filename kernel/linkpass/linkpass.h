@@ -124,15 +124,24 @@ struct arch {
 	uint32_t r_relative;	/* its dynamic form in a relocatable vmlinux */
 	uint32_t r_none;
 	const char *mcount;	/* called at each entry, or NULL: pads only */
-	/* the call's relocation types, and the NOP written over it */
+	/* the call's relocation types and length */
 	uint32_t r_call[2];
 	unsigned int call_len;
-	const uint8_t *nop;
 	/* a landing pad at a function's entry (endbr64, bti c): its size */
 	unsigned int (*landing_pad)(const uint8_t *p, uint64_t avail);
 	/* one nop of a patchable pad at @p: its size, or 0 */
 	unsigned int (*pad_nop)(const uint8_t *p, uint64_t avail);
+	/*
+	 * The bytes ftrace_init_nop() leaves at site @s, for nop.c to write
+	 * at link time: their address and length, or 0 where the link cannot
+	 * know them.
+	 */
+	unsigned int (*init_state)(const struct image *im, const struct site *s,
+				   uint64_t *addr, uint8_t *buf);
 };
+
+/* The longest state init_state() writes. */
+#define INIT_STATE_MAX	8
 
 const struct arch *arch_find(uint16_t machine);
 uint64_t func_entry(const struct image *im, const struct func *fn);

@@ -47,6 +47,7 @@ int mcount_calls(struct image *im, struct site **out, size_t *n)
 	const struct arch *a = im->arch;
 	bool relocated = false;
 	size_t i, j, count, cap = 0;
+	uint32_t mcount = 0;	/* the last symbol found to be the callee */
 	struct reloc r;
 
 	*out = NULL;
@@ -66,8 +67,9 @@ int mcount_calls(struct image *im, struct site **out, size_t *n)
 
 			rela_get(rs, j, &r);
 			if (!is_call(a, &r) || r.sym >= im->nsyms ||
-			    strcmp(im->syms[r.sym].name, a->mcount))
+			    (r.sym != mcount && strcmp(im->syms[r.sym].name, a->mcount)))
 				continue;
+			mcount = r.sym;
 			p = image_bytes(im, code, r.offset - 1, a->call_len);
 			if (!p || p[0] != 0xe8) {
 				error(im, rs->name,
@@ -166,13 +168,16 @@ static int qsort_cmp(const void *a, const void *b)
 	return site_cmp(sort_image, a, b);
 }
 
-/* Sort @v and drop repeats. */
+/* Sort @v (most often in order already) and drop repeats. */
 void sites_sort(const struct image *im, struct site *v, size_t *n)
 {
 	size_t i, k = 0;
 
+	for (i = 1; i < *n && site_cmp(im, &v[i - 1], &v[i]) <= 0; i++)
+		;
 	sort_image = im;
-	qsort(v, *n, sizeof(*v), qsort_cmp);
+	if (i < *n)
+		qsort(v, *n, sizeof(*v), qsort_cmp);
 	for (i = 0; i < *n; i++)
 		if (!k || site_cmp(im, &v[k - 1], &v[i]))
 			v[k++] = v[i];
