@@ -14,38 +14,18 @@ const char *const anchor_fallback_names[ANCHOR_NFALLBACK] = {
 	"_text", "_stext", "__executable_start", "_start", "main",
 };
 
-void anchor_cands_free(struct anchor_cands *c)
+/* Symbol @idx as an anchor of @a: decoded once, kept in @a. */
+static const struct symbol *pick(const struct image *im, struct anchors *a,
+				 uint32_t idx)
 {
-	free(c->globals);
-	memset(c, 0, sizeof(*c));
-}
+	size_t i;
 
-void anchor_globals_grow(struct anchor_cands *c)
-{
-	c->capglobals = c->capglobals ? 2 * c->capglobals : 1024;
-	c->globals = xrealloc(c->globals,
-			      c->capglobals * sizeof(*c->globals));
-}
-
-/*
- * Symbol @idx among the eligible globals (in table order), or NULL: a
- * symbol named like a fallback is a candidate only when eligible.
- */
-static const struct symbol *eligible_global(const struct anchor_cands *c,
-					    uint32_t idx)
-{
-	size_t lo = 0, hi = c->nglobals, mid;
-
-	while (idx && lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (c->globals[mid].idx == idx)
-			return &c->globals[mid].sym;
-		if (c->globals[mid].idx < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	for (i = 0; i < a->npicked; i++)
+		if (a->picked_idx[i] == idx)
+			return &a->picked[i];
+	a->picked_idx[a->npicked] = idx;
+	anchor_sym(im, idx, &a->picked[a->npicked]);
+	return &a->picked[a->npicked++];
 }
 
 /*
@@ -53,70 +33,24 @@ static const struct symbol *eligible_global(const struct anchor_cands *c,
  * __ehdr_start, else a well-known start symbol, else the first
  * eligible symbol.
  */
-static const struct symbol *image_anchor(const struct anchor_cands *c,
-					 const struct anchors *a)
+static const struct symbol *image_anchor(const struct image *im,
+					 const struct anchor_cands *c,
+					 struct anchors *a)
 {
-	const struct symbol *s;
+	struct symbol s;
 	size_t j;
 
 	if (a->ehdr.name)
 		return &a->ehdr;
+	/* a symbol named like a fallback is a candidate only when eligible */
 	for (j = 0; j < ANCHOR_NFALLBACK; j++) {
-		s = eligible_global(c, c->named[j]);
-		if (s)
-			return s;
-	}
-	return c->nglobals ? &c->globals[0].sym : NULL;
-}
-
-/* Is @g a better pick than @cur (or NULL), at a lower address, or @higher? */
-static bool pick_better(const struct anchor_global *g,
-			const struct anchor_global *cur, bool higher)
-{
-	if (!cur || g->sym.value != cur->sym.value)
-		return !cur || (higher ? g->sym.value > cur->sym.value :
-				g->sym.value < cur->sym.value);
-	return anchor_better(&g->sym, &cur->sym);
-}
-
-/*
- * Each used section's anchor (NULL: none): of its eligible globals the
- * nearest at or below its first site, else the lowest; of equals the
- * first in table order.
- */
-static const struct anchor_global **
-section_anchors(const struct image *im, const struct anchor_cands *c,
-		const struct site *sites, size_t nsites, const bool *used)
-{
-	const struct anchor_global **near = xcalloc(im->nsecs, sizeof(*near));
-	const struct anchor_global **low = xcalloc(im->nsecs, sizeof(*low));
-	uint64_t *first = xcalloc(im->nsecs, sizeof(*first));
-	const struct anchor_global *g;
-	size_t i, k;
-
-	for (k = 0; k < im->nsecs; k++)
-		first[k] = UINT64_MAX;
-	for (i = 0; i < nsites; i++) {
-		k = sites[i].shndx;
-		if (sites[i].addr < first[k])
-			first[k] = sites[i].addr;
-	}
-	for (i = 0; i < c->nglobals; i++) {
-		g = &c->globals[i];
-		k = g->sym.shndx;
-		if (!used[k])
+		if (!c->named[j])
 			continue;
-		if (pick_better(g, low[k], false))
-			low[k] = g;
-		if (g->sym.value <= first[k] && pick_better(g, near[k], true))
-			near[k] = g;
+		anchor_sym(im, c->named[j], &s);
+		if (anchor_eligible(im, &s))
+			return pick(im, a, c->named[j]);
 	}
-	for (k = 0; k < im->nsecs; k++)
-		if (!near[k])
-			near[k] = low[k];
-	free(first);
-	free(low);
-	return near;
+	return c->first ? pick(im, a, c->first) : NULL;
 }
 
 static void add_distinct(struct anchors *a, const struct symbol *s)
@@ -222,54 +156,52 @@ static int forced_anchor(struct image *im, const char *forced, size_t nsites,
 	return 0;
 }
 
-int anchors_choose(struct image *im, const char *forced,
-		   const struct site *sites, size_t nsites,
-		   struct anchor_cands *cands, struct anchors *a)
+int anchors_choose(struct image *im, const char *forced, size_t nsites,
+		   const struct anchor_cands *cands, struct anchors *a)
 {
-	const struct anchor_global **near = NULL;
-	bool *used = NULL;
+	const struct anchor_global *g;
 	size_t i;
-	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
 	a->by_shndx = xcalloc(im->nsecs, sizeof(*a->by_shndx));
 	a->list = xcalloc(im->nsecs + 1, sizeof(*a->list));
+	/* at most one pick a section, and one image-wide */
+	a->picked = xcalloc(im->nsecs + 1, sizeof(*a->picked));
+	a->picked_idx = xcalloc(im->nsecs + 1, sizeof(*a->picked_idx));
 	/* --anchor SYM */
 	if (forced && strcmp(forced, "auto")) {
 		if (forced_anchor(im, forced, nsites, a) < 0)
-			goto out;
+			goto out_free;
 		return 0;
 	}
 	if (im->interposable && ehdr_anchor(im, a) < 0)
-		goto out;
-	used = xcalloc(im->nsecs, sizeof(*used));
-	for (i = 0; i < nsites; i++)
-		used[sites[i].shndx] = true;
-	near = section_anchors(im, cands, sites, nsites, used);
+		goto out_free;
+	/* the sections with a site, in section order */
 	for (i = 0; i < im->nsecs; i++) {
-		if (!used[i])
+		if (cands->first_site[i] == NO_SITE)
 			continue;
-		a->by_shndx[i] = near[i] ? &near[i]->sym :
-				 image_anchor(cands, a);
+		/* the nearest at or below the first site, else the lowest */
+		g = cands->near[i].idx ? &cands->near[i] : &cands->low[i];
+		a->by_shndx[i] = g->idx ? pick(im, a, g->idx) :
+				 image_anchor(im, cands, a);
 		if (!a->by_shndx[i]) {
 			lp_error(im->path, im->secs[i].name, "%s",
 				 im->interposable ? NO_SAFE_ANCHOR : NO_ANCHOR);
-			goto out;
+			goto out_free;
 		}
 		add_distinct(a, a->by_shndx[i]);
 	}
-	ret = 0;
-out:
-	free(used);
-	free(near);
-	if (ret)
-		anchors_free(a);
-	return ret;
+	return 0;
+out_free:
+	anchors_free(a);
+	return -1;
 }
 
 void anchors_free(struct anchors *a)
 {
 	free(a->by_shndx);
 	free(a->list);
+	free(a->picked);
+	free(a->picked_idx);
 	memset(a, 0, sizeof(*a));
 }

@@ -12,6 +12,7 @@
 
 #include "compiler.h"
 #include "image.h"
+#include "inplace.h"
 #include "site.h"
 
 struct anchors {
@@ -19,6 +20,10 @@ struct anchors {
 	const struct symbol **list;	/* the distinct anchors used */
 	size_t n;
 	struct symbol ehdr;	/* a shared library's __ehdr_start */
+	/* the globals chosen, decoded by number: the lists point here */
+	struct symbol *picked;
+	uint32_t *picked_idx;
+	size_t npicked;
 };
 
 /* A global another object can refer to by name. */
@@ -43,8 +48,10 @@ static inline bool anchor_eligible(const struct image *im,
 	if (s->type != STT_FUNC && s->type != STT_NOTYPE &&
 	    s->type != STT_OBJECT)
 		return false;
-	return s->name[0] && strncmp(s->name, "__start_", 8) &&
-	       strncmp(s->name, "__stop_", 7);
+	/* one compare rules out nearly every name */
+	return s->name[0] && (s->name[0] != '_' || s->name[1] != '_' ||
+			      (strncmp(s->name, "__start_", 8) &&
+			       strncmp(s->name, "__stop_", 7)));
 }
 
 /* Of two at one address: a function, a global, then by name. */
@@ -63,21 +70,40 @@ static inline bool anchor_better(const struct symbol *a,
 #define ANCHOR_NFALLBACK 5
 extern const char *const anchor_fallback_names[ANCHOR_NFALLBACK];
 
-/* An eligible global, and its number. */
+/* An eligible global: where it is, and its number (0: none). */
 struct anchor_global {
-	struct symbol sym;	/* its name in the image's string table */
+	uint64_t value;
+	uint32_t shndx;
 	uint32_t idx;
 };
 
-/* What anchors_choose() needs, gathered by the symbol pass (0: none). */
+/*
+ * What anchors_choose() needs: the fallback names, found by the symbol
+ * pass; then, once the sites are known, anchor_cands_gather()'s picks.
+ */
 struct anchor_cands {
-	/* in table order: the first is the first eligible symbol */
-	struct anchor_global *globals;
-	size_t nglobals, capglobals;
 	uint32_t named[ANCHOR_NFALLBACK];	/* first of each name */
+	uint64_t *first_site;	/* by section: its first site, or NO_SITE */
+	/* by section: the eligible global nearest at or below its first site */
+	struct anchor_global *near;
+	struct anchor_global *low;	/* and the lowest */
+	uint32_t first;			/* the first eligible symbol */
 };
 
 void anchor_cands_free(struct anchor_cands *c);
+
+/* Symbol @idx, which the symbol pass read: decoded, or read in place. */
+static inline void anchor_sym(const struct image *im, uint32_t idx,
+			      struct symbol *s)
+{
+	if (im->syms_decoded)
+		*s = im->syms[idx];
+	else
+		image_sym_get(im, idx, s);
+}
+
+/* A section's first site when it has none. */
+#define NO_SITE UINT64_MAX
 
 /* A defined symbol @s, number @idx, whose name may be a fallback name. */
 static __always_inline void
@@ -91,33 +117,19 @@ anchor_cands_named(struct anchor_cands *c, const struct symbol *s,
 			c->named[j] = idx;
 }
 
-void anchor_globals_grow(struct anchor_cands *c);
-
-/* A symbol @s, number @idx, defined in section 0 < s->shndx < nsecs. */
-static __always_inline void
-anchor_cands_consider(struct anchor_cands *c, const struct image *im,
-		      const struct symbol *s, uint32_t idx)
-{
-	struct anchor_global *g;
-
-	/* a local symbol is never eligible: one compare for most */
-	if (s->bind == STB_LOCAL || !anchor_eligible(im, s))
-		return;
-	if (c->nglobals == c->capglobals)
-		anchor_globals_grow(c);
-	g = &c->globals[c->nglobals++];
-	g->sym = *s;
-	g->idx = idx;
-}
+/*
+ * The candidates of each section with a site of @sites, in one pass over
+ * the symbols (decoded, or read in place: before their pages go back).
+ */
+void anchor_cands_gather(const struct image *im, const struct site *sites,
+			 size_t nsites, struct anchor_cands *c);
 
 /*
- * @forced: --anchor, or NULL; @cands: the symbol pass's, which the
- * anchors point into (free them after @a).
+ * The anchors of @nsites sites: the one --anchor names (@forced, or NULL
+ * or "auto"), else each section's by @cands, gathered for those sites.
  */
-int anchors_choose(struct image *im, const char *forced,
-		   const struct site *sites, size_t nsites,
-		   struct anchor_cands *cands, struct anchors *a);
+int anchors_choose(struct image *im, const char *forced, size_t nsites,
+		   const struct anchor_cands *cands, struct anchors *a);
 void anchors_free(struct anchors *a);
-
 
 #endif

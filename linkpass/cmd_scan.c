@@ -35,7 +35,7 @@ int cmd_scan(struct options *o)
 	if (!r.nkept && (scan_finish(&r) < 0 ||
 			 scan_empty_table(&im, o, &r) < 0))
 		goto out_free_scan;
-	if (anchors_choose(&im, o->anchor, r.kept, r.nkept, r.anchors, &a) < 0)
+	if (anchors_choose(&im, o->anchor, r.nkept, r.anchors, &a) < 0)
 		goto out_free_scan;
 	ns[2] = now_ns();
 	if (o->format == FORMAT_ASM ?

@@ -22,6 +22,15 @@
 #define __printf(a, b) __attribute__((__lp_printf_format(a, b)))
 #endif
 
+/* As the kernel's: out of a hot loop's way. */
+#ifndef noinline
+#define noinline __attribute__((__noinline__))
+#endif
+
+#ifndef __cold
+#define __cold __attribute__((__cold__))
+#endif
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

@@ -39,9 +39,8 @@ static void fast_run_free(struct fast_run *s)
 }
 
 /*
- * The mcount symbols, and in the same pass the anchor candidates, the
- * table's bounds and the entry set; then the pages of the global
- * symbols go back to the kernel.
+ * The mcount symbols, and in the same pass the anchors' fallback names,
+ * the table's bounds and the entry set.
  */
 static int symbols_phase(struct fast_run *s, const struct scan_want *want)
 {
@@ -64,7 +63,14 @@ static int symbols_phase(struct fast_run *s, const struct scan_want *want)
 	if (want->bounds)
 		want->bounds->looked = true;
 	r->stats.ns_symbols = now_ns() - t0;
-	image_release_globals_pages(im);
+	/*
+	 * The pages of the names and global symbols go back; the anchors
+	 * read the globals again once the sites are known, and a few names.
+	 */
+	if (want->anchors)
+		image_release_names_pages(im);
+	else
+		image_release_globals_pages(im);
 	return 0;
 }
 
@@ -135,6 +141,15 @@ int fast_scan(struct image *im, const struct scan_opts *o,
 	if (!ret)
 		ret = o->patchable ? pad_sites(im, o, s.traced, s.e, r) :
 		      scan_calls(&s, want);
+	/*
+	 * The anchors' candidates, now the sites are known; then the
+	 * global symbols' pages go back to the kernel.
+	 */
+	if (want->anchors) {
+		if (!ret)
+			anchor_cands_gather(im, r->kept, r->nkept, r->anchors);
+		image_release_globals_pages(im);
+	}
 	fast_run_free(&s);
 	if (ret)
 		scan_result_free(r);

@@ -123,7 +123,7 @@ symbol_range(bool raw, const struct image *im,
 			s = &im->syms[i];
 		else if (!image_sym_get(im, i, &local))
 			return -1;
-		sym_pass_one(im, o, p, s, i, namefilter_test(nf, s->name));
+		sym_pass_one(o, p, s, i, namefilter_test(nf, s->name));
 		p->nlocal_funcs += s->type == STT_FUNC &&
 				   s->bind == STB_LOCAL;
 		if (s->shndx == SHN_UNDEF || s->shndx >= im->nsecs)
@@ -147,7 +147,7 @@ symbol_pass(bool raw, const struct image *im, const struct scan_opts *o,
 
 /*
  * One half of a parallel symbol pass: symbols [from, to), with its own
- * anchor candidates, bounds and counts, merged by symbol_pass_parallel().
+ * anchor names, bounds and counts, merged by symbol_pass_parallel().
  */
 struct sym_half {
 	const struct image *im;
@@ -177,30 +177,12 @@ static void *sym_half_run(void *arg)
 	return NULL;
 }
 
-/* @hi's eligible globals after @lo's (two halves of one pass). */
-static void anchor_globals_append(struct anchor_cands *lo,
-				  const struct anchor_cands *hi)
-{
-	while (lo->capglobals < lo->nglobals + hi->nglobals)
-		anchor_globals_grow(lo);
-	if (hi->nglobals)
-		memcpy(lo->globals + lo->nglobals, hi->globals,
-		       hi->nglobals * sizeof(*hi->globals));
-	lo->nglobals += hi->nglobals;
-}
-
-/*
- * Two halves' candidates as a single pass in table order would have
- * gathered them: the eligible globals in order, and of each named one
- * the lower half's if it has one.
- */
+/* Of each fallback name, the lower half's symbol if it has one. */
 static void merge_anchors(struct anchor_cands *lo,
 			  const struct anchor_cands *hi)
 {
 	size_t i;
 
-	/* the eligible globals: the upper half's follow in table order */
-	anchor_globals_append(lo, hi);
 	for (i = 0; i < ANCHOR_NFALLBACK; i++)
 		if (!lo->named[i])
 			lo->named[i] = hi->named[i];
@@ -261,7 +243,7 @@ static bool symbol_pass_threads(const struct image *im,
 /*
  * symbol_pass(true, ...) on two threads, each over half the symbols.
  * The halves mark different is_mcount bytes and keep their own anchor
- * candidates, bounds, counts and entry maps, merged after.  (Sharing
+ * names, bounds, counts and entry maps, merged after.  (Sharing
  * the maps, each bit set with an atomic OR, made the pass no faster
  * than one thread: docs/benchmarks.md, section 5.4h.)  Returns as
  * symbol_pass().
@@ -288,7 +270,7 @@ static int symbol_pass_parallel(const struct image *im,
 	h[0].to = 1 + (im->nsyms - 1) / 2;
 	h[1].from = h[0].to;
 	h[1].to = im->nsyms;
-	/* the upper half's own candidates and bounds, merged below */
+	/* the upper half's own anchor names and bounds, merged below */
 	if (p->anchors)
 		h[1].p.anchors = &h[1].anchors;
 	if (p->bounds) {

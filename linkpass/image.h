@@ -142,7 +142,11 @@ int image_read_dynamic(struct image *im);
 int dynsym_value(struct image *im, const struct section *rs, uint64_t sym,
 		 uint64_t *value);
 
-/* release.c: after the symbol pass, the global symbols' pages go back */
+/*
+ * release.c: after the symbol pass, the pages of the symbol names go
+ * back, and those of the global symbols with them
+ */
+void image_release_names_pages(const struct image *im);
 void image_release_globals_pages(const struct image *im);
 
 /* The layout of relocation section @rsec of @im. */

@@ -35,6 +35,12 @@ static void release(const struct image *im, const struct section *s,
 		(void)madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
+void image_release_names_pages(const struct image *im)
+{
+	if (im->strtab)
+		release(im, im->strtab, 0, im->strtab->sh.sh_size);
+}
+
 /*
  * The local symbols stay: stripped.c looks up their values, which
  * relocations naming a section symbol or a static function need.
@@ -50,7 +56,6 @@ void image_release_globals_pages(const struct image *im)
 	first = st->sh.sh_info < im->symin.n ? st->sh.sh_info : im->symin.n;
 	if (first * esz <= st->sh.sh_size)
 		release(im, st, first * esz, st->sh.sh_size - first * esz);
-	if (im->strtab)
-		release(im, im->strtab, 0, im->strtab->sh.sh_size);
+	image_release_names_pages(im);
 }
 

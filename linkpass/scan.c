@@ -39,8 +39,8 @@ static void scan_run_free(struct scan_run *s)
 
 /*
  * An empty result, then every symbol decoded: the mcount symbols, and
- * in the same pass the anchor candidates and the table's bounds; then
- * the sorted index of the functions.
+ * in the same pass the anchors' fallback names and the table's bounds;
+ * then the sorted index of the functions.
  */
 static int symbols_phase(struct scan_run *s, const struct scan_want *want)
 {
@@ -147,6 +147,9 @@ int exact_scan(struct image *im, const struct scan_opts *o,
 	ret = symbols_phase(&s, want);
 	if (!ret)
 		ret = o->patchable ? scan_pads(&s) : scan_calls(&s, want);
+	/* the anchors' candidates, once the sites are known */
+	if (!ret && want->anchors)
+		anchor_cands_gather(im, r->kept, r->nkept, r->anchors);
 	scan_run_free(&s);
 	if (ret)
 		scan_result_free(r);	/* callers free only a result */

@@ -29,6 +29,6 @@ void run_symbol_pass(struct image *im, const struct scan_opts *o,
 
 	wanted_first_bytes(o, p, first);
 	for (i = 1; i < im->nsyms; i++)
-		sym_pass_one(im, o, p, &im->syms[i], i,
+		sym_pass_one(o, p, &im->syms[i], i,
 			     first[(uint8_t)im->syms[i].name[0]]);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scan's symbol pass: the mcount symbols, the anchor candidates and
- * the table's bounds (fastsyms.c's: its entry set too).
+ * The scan's symbol pass: the mcount symbols, the anchors' fallback
+ * names and the table's bounds (fastsyms.c's: its entry set too).
  */
 #ifndef LINKPASS_SYMBOLS_H
 #define LINKPASS_SYMBOLS_H
@@ -25,8 +25,8 @@ struct sym_pass {
  * its name may be one the pass looks for (mcount, anchor, bound).
  */
 static __always_inline void
-sym_pass_one(const struct image *im, const struct scan_opts *o,
-	     struct sym_pass *p, const struct symbol *s, size_t i, bool named)
+sym_pass_one(const struct scan_opts *o, struct sym_pass *p,
+	     const struct symbol *s, size_t i, bool named)
 {
 	if (__builtin_expect(named, 0)) {
 		p->is_mcount[i] = mcount_kind(o->mcount_syms, s->name);
@@ -35,8 +35,6 @@ sym_pass_one(const struct image *im, const struct scan_opts *o,
 		if (p->bounds && s->shndx != SHN_UNDEF)
 			table_bounds_match(p->bounds, s);
 	}
-	if (p->anchors && s->shndx != SHN_UNDEF && s->shndx < im->nsecs)
-		anchor_cands_consider(p->anchors, im, s, (uint32_t)i);
 }
 
 /* The pass over the decoded symbols (image_symbols()). */

@@ -128,10 +128,9 @@ static void fill_entries(const struct elfw *w, const struct table_parts *t,
 						w->arch->rela);
 	size_t i;
 
-	if (reloc_has_addend(l)) {
-		memset(out, 0, n * w->arch->addr_size);
+	/* the piece is zeroed once (write_filled()) and stays so */
+	if (reloc_has_addend(l))
 		return;
-	}
 	for (i = first; i < first + n; i++)
 		addr_value_put(l, w->arch->addr_size, out, i - first,
 			       table_addend(t, i));
@@ -142,7 +141,7 @@ static int write_filled(struct elfw *w, const struct elfw_sec *s,
 {
 	size_t es = s->sh.sh_entsize, per = FILL_PIECE / es ? FILL_PIECE / es : 1;
 	size_t n = s->sh.sh_size / es, i, k;
-	uint8_t *piece = xmalloc(per * es);
+	uint8_t *piece = xcalloc(per, es);
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i += k) {
