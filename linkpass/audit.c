@@ -24,6 +24,8 @@
 	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s\n"
 #define AUDIT_NOPS \
 	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) is the NOP linkpass nop writes over a call to %s, not recorded in __jump_table or the alternatives\n"
+#define AUDIT_EITHER \
+	"check: %s: byte-level audit: no relocations used; a site is a function of .symtab whose first instruction (after an optional endbr64) calls %s, or is the NOP linkpass nop or objtool --mnop writes over that call, not recorded in __jump_table or the alternatives\n"
 
 static int cmp_site_addr(const void *a, const void *b)
 {
@@ -50,15 +52,18 @@ unsigned int audit_nop_len(const struct image *im, const uint8_t *p,
 }
 
 /*
- * The call opening function @fn, if it calls the mcount symbol; with
- * @nops, the NOP that linkpass nop writes over such a call instead.
+ * The site opening function @fn, as @want (--sites) allows it: the
+ * call to the mcount symbol, or the NOP that linkpass nop (and objtool
+ * --mnop) writes over such a call, or either.  A build that NOP'd its
+ * sites left no call, and a table check must find them all the same.
  */
 static bool entry_call(struct image *im, const struct func *fn,
-		       const uint64_t *t, size_t nt, bool nops,
+		       const uint64_t *t, size_t nt, enum site_expect want,
 		       const struct patched *p, struct site *s)
 {
 	struct section *sec = &im->secs[fn->shndx];
-	uint64_t off = fn->start - sec->sh.sh_addr, avail, target;
+	uint64_t off = fn->start - sec->sh.sh_addr, avail, target, at;
+	enum call_form form = CALL_NONE;
 	const uint8_t *b;
 	unsigned int pre, len;
 
@@ -74,24 +79,29 @@ static bool entry_call(struct image *im, const struct func *fn,
 	if (avail > fn->end - fn->start)
 		avail = fn->end - fn->start;
 	pre = im->arch->entry_prefix(b + off, avail);
-	if (nops) {
+	at = fn->start + pre;
+	if (want != SITES_NOP) {
+		len = arch_direct_call(im->arch, b + off + pre, avail - pre, at,
+				       &target);
+		if (len && mcount_is_target(t, nt, target))
+			form = len == 5 ? CALL_REL32 : CALL_ADDR32;
+	}
+	if (form == CALL_NONE && want != SITES_CALL) {
 		/*
 		 * The NOP of a direct call's length: x86_nops[5] over e8,
-		 * or the one 6-byte NOP over a PIE's addr32 call
+		 * or the one 6-byte NOP over a PIE's addr32 call; not one
+		 * the kernel patches for another reason
 		 */
 		len = audit_nop_len(im, b + off + pre, avail - pre);
-		if (!len || patched_covers(p, fn->start + pre, len))
-			return false;
-	} else {
-		len = arch_direct_call(im->arch, b + off + pre, avail - pre,
-				       fn->start + pre, &target);
-		if (!len || !mcount_is_target(t, nt, target))
-			return false;
+		if (len && !patched_covers(p, at, len))
+			form = CALL_NOPPED;
 	}
+	if (form == CALL_NONE)
+		return false;
 	memset(s, 0, sizeof(*s));
-	s->addr = fn->start + pre;
+	s->addr = at;
 	s->shndx = fn->shndx;
-	s->form = nops ? CALL_NOPPED : len == 5 ? CALL_REL32 : CALL_ADDR32;
+	s->form = (uint8_t)form;
 	s->verdict = SITE_KEPT;
 	s->entry_style = 1;
 	return true;
@@ -183,8 +193,8 @@ static int audit_geometry(struct image *im, const struct options *o,
 /* Each function of a traced section whose entry is a site, into @r. */
 static void audit_walk(struct image *im, const struct scan_opts *o,
 		       const struct pad_geom *g, const uint64_t *targets,
-		       size_t nt, bool nops, const struct patched *p,
-		       struct scan_result *r)
+		       size_t nt, enum site_expect want,
+		       const struct patched *p, struct scan_result *r)
 {
 	uint8_t *traced = xcalloc(im->nsecs, 1);
 	size_t i;
@@ -205,7 +215,7 @@ static void audit_walk(struct image *im, const struct scan_opts *o,
 			continue;	/* an alias of the function before */
 		r->stats.calls++;
 		if (g ? entry_pad(im, g, p, fn, &s) :
-		    entry_call(im, fn, targets, nt, nops, p, &s))
+		    entry_call(im, fn, targets, nt, want, p, &s))
 			r->kept[r->nkept++] = s;
 	}
 	r->stats.verdicts[SITE_KEPT] = r->nkept;
@@ -217,7 +227,6 @@ static void audit_walk(struct image *im, const struct scan_opts *o,
 int audit_check_sites(const struct options *o, struct image *im,
 		      struct scan_result *r)
 {
-	bool nops = o->sites == SITES_NOP;
 	struct pad_geom g;
 	struct patched p;
 	uint64_t targets[8];
@@ -241,10 +250,12 @@ int audit_check_sites(const struct options *o, struct image *im,
 		       g.width == 4 ? " of 4 bytes" : "",
 		       g.m, g.n - g.m, g.n, g.m, from);
 	else
-		printf(nops ? AUDIT_NOPS : AUDIT_CALLS, o->image,
+		printf(o->sites == SITES_NOP ? AUDIT_NOPS :
+		       o->sites == SITES_ANY && im->arch->site_nop ?
+		       AUDIT_EITHER : AUDIT_CALLS, o->image,
 		       o->scan.mcount_syms[0]);
 	audit_walk(im, &o->scan, o->scan.patchable ? &g : NULL, targets, nt,
-		   nops, &p, r);
+		   o->sites, &p, r);
 	patched_free(&p);
 	return 0;
 }

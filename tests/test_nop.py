@@ -379,7 +379,8 @@ def test_byte_audit_of_nopped_sites(tmp_path, linkpass):
     """A NOP'd image without relocations (a kernel built with the NOPs
     written at link time, as shipped): --byte-audit --sites=nop finds the
     sites from the NOP opening each function and agrees with the
-    relocation-based check; looking for calls, it finds none."""
+    relocation-based check, and so does the default (--sites=any);
+    looking for calls alone (--sites=call), it finds none."""
     image = image_with_relocs(tmp_path, linkpass)
     linkpass.run("nop", image)
     rc, lines = check_lines(linkpass, image, "--sites=nop")
@@ -394,6 +395,10 @@ def test_byte_audit_of_nopped_sites(tmp_path, linkpass):
     assert audit[-1].replace(str(norel), "IMG") == \
         lines[-1].replace(str(image), "IMG")
     rc, audit = check_lines(linkpass, norel, "--byte-audit")
+    assert rc == 0 and audit[-1].endswith(
+        ": ok: 4 table entries (section __mcount_loc) match the 4 call "
+        "sites"), audit
+    rc, audit = check_lines(linkpass, norel, "--byte-audit", "--sites=call")
     assert rc == 1 and audit[-1].endswith(
         "4 entries, 0 call sites: 0 missing, 4 stale, 0 duplicate, "
         "0 out of order"), audit
