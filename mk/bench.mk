@@ -27,9 +27,20 @@ KSRC_TAR    ?= /usr/src/linux-source-6.1.tar.xz
 BENCH_TOOLS := linkpass/linkpass build/bench/readrel build/bench/recordmcount \
 	       build/bench/leastwork
 
-.PHONY: bench bench-quick bench-deps bench-report bench-tracer
+.PHONY: bench bench-quick bench-deps bench-report bench-tracer \
+	bench-scan-baseline
 
 TRACER_ARGS ?=
+
+# linkpass scan against the tool of a baseline commit, on a 100,000-function
+# image: interleaved pairs and callgrind (bench/scanbase.py; docs/benchmarks.md,
+# section 5).  SCAN_BASE: the commit; SCAN_BASE_ARGS: e.g. --pairs 15.
+SCAN_BASE      ?= 70499bd
+SCAN_BASE_ARGS ?=
+
+bench-scan-baseline: linkpass/linkpass
+	$(PYTHON) bench/scanbase.py --base $(SCAN_BASE) \
+		--work $(BENCH_WORK)/scanbase $(SCAN_BASE_ARGS)
 
 bench-tracer: bench-deps all
 	@mkdir -p build/bench
