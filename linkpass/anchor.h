@@ -83,7 +83,7 @@ struct anchor_global {
  */
 struct anchor_cands {
 	uint32_t named[ANCHOR_NFALLBACK];	/* first of each name */
-	uint64_t *first_site;	/* by section: its first site, or NO_SITE */
+	uint64_t *first_site;	/* by section: its first site or NO_SITE */
 	/* by section: the eligible global nearest at or below its first site */
 	struct anchor_global *near;
 	struct anchor_global *low;	/* and the lowest */

@@ -109,7 +109,8 @@ static inline bool brief_at(const struct image *im, size_t i, struct brief *b)
 		if (ELF64_ST_BIND(e[offsetof(Elf64_Sym, st_info)]) ==
 		    STB_LOCAL)
 			return false;
-		memcpy(&shndx, e + offsetof(Elf64_Sym, st_shndx), sizeof(shndx));
+		memcpy(&shndx, e + offsetof(Elf64_Sym, st_shndx),
+		       sizeof(shndx));
 		memcpy(&b->value, e + offsetof(Elf64_Sym, st_value),
 		       sizeof(b->value));
 		b->shndx = shndx;

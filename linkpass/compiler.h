@@ -22,13 +22,15 @@
 #define __printf(a, b) __attribute__((__lp_printf_format(a, b)))
 #endif
 
-/* As the kernel's: out of a hot loop's way. */
+/* As the kernel's: out of a hot loop's way (second macros: as __printf()). */
 #ifndef noinline
-#define noinline __attribute__((__noinline__))
+#define __lp_noinline_attr __noinline__
+#define noinline __attribute__((__lp_noinline_attr))
 #endif
 
 #ifndef __cold
-#define __cold __attribute__((__cold__))
+#define __lp_cold_attr __cold__
+#define __cold __attribute__((__lp_cold_attr))
 #endif
 
 #ifndef ARRAY_SIZE

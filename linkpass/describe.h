@@ -44,9 +44,9 @@ const struct func *describe_pad_of(struct image *im, const struct funcs *f,
 				   long *hint);
 
 /*
- * check's words for a finding @kind (enum finding) at @p, with @r's functions and drop reasons: "0x<addr>
- * <describe_addr>[: bytes ..[; call <verdict>]]", or an object's
- * describe_place()[: bytes ..].
+ * check's words for a finding @kind (enum finding) at @p, with @r's
+ * functions and drop reasons: "0x<addr> <describe_addr>[: bytes ..[;
+ * call <verdict>]]", or an object's describe_place()[: bytes ..].
  */
 void describe_finding(struct image *im, struct scan_result *r, int kind,
 		      const struct place *p, char *buf, size_t len);
@@ -63,9 +63,9 @@ void describe_nop_site(struct image *im, const struct place *p,
 		       size_t len);
 
 /*
- * print_entry.c: the lines of dump and sites.  Where the previous entry was: lines of a sorted
- * table then cost a few steps each instead of a search.  Start with
- * DESCRIBE_CURSOR_INIT.
+ * print_entry.c: the lines of dump and sites.  Where the previous entry
+ * was: lines of a sorted table then cost a few steps each instead of a
+ * search.  Start with DESCRIBE_CURSOR_INIT.
  */
 struct describe_cursor {
 	struct section *sec;

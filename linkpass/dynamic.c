@@ -86,7 +86,6 @@ int image_read_dynamic(struct image *im)
 	return 0;
 }
 
-
 /*
  * The value of symbol @sym of the dynamic symbol table of relocation
  * section @rs: riscv's GNU ld leaves a PIE's entries as R_RISCV_64

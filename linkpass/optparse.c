@@ -17,7 +17,6 @@
 /* getopt's value for option i when it has no short form */
 #define LONG_ONLY 256
 
-
 enum parsed usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

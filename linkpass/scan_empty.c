@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scan's refusal of a silent empty table.  An image that names an mcount symbol but has no site was
- * almost always linked wrong: gcc -flto without -pg on the link line,
- * or __fentry__ left to glibc through the GOT.
+ * scan's refusal of a silent empty table.  An image that names an
+ * mcount symbol but has no site was almost always linked wrong: gcc
+ * -flto without -pg on the link line, or __fentry__ left to glibc
+ * through the GOT.
  */
 #include <string.h>
 
