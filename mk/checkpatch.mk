@@ -1,8 +1,8 @@
-# checkpatch: linkpass/ is exported into kernel trees as a host program,
-# so every file of it, and the include/ headers it uses, must pass the
-# kernel's scripts/checkpatch.pl --strict --no-tree with no error and no
-# warning, and so must every patch of the kernel series and the
-# sorttable fix, as a maintainer runs it on them
+# checkpatch: the in-tree tool kernel/linkpass/ (scripts/linkpass/ of the
+# series), every patch of the kernel series and of kernel/fixes/, and, as
+# the project's house style, linkpass/ and the include/ headers, must pass
+# the kernel's scripts/checkpatch.pl --strict --no-tree with no error and
+# no warning, as a maintainer runs it on them
 # (scripts/checkpatch-linkpass.sh; the CHECKs left and why:
 # docs/design.md, "Kernel style").
 #
@@ -14,10 +14,12 @@
 
 CHECKPATCH_SRC ?= /var/tmp/linkpass-kernel/src/linux-source-6.12
 CHECKPATCH_TAR ?= /usr/src/linux-source-6.12.tar.xz
-CHECKPATCH_FILES := $(wildcard linkpass/*.c linkpass/*.h) \
+CHECKPATCH_FILES := $(wildcard kernel/linkpass/*.c kernel/linkpass/*.h) \
+		    $(wildcard linkpass/*.c linkpass/*.h) \
 		    include/x86-insn.h include/mcount-table.h \
 		    $(filter-out %/0000-cover-letter.patch,\
 			$(wildcard kernel/series/*/0*.patch)) \
+		    $(wildcard kernel/fixes/*/*.patch) \
 		    $(wildcard kernel/sorttable-fix/*/*.patch)
 ifeq ($(wildcard $(CHECKPATCH_SRC)/scripts/checkpatch.pl),)
 CHECKPATCH ?= build/checkpatch/linux-source-6.12/scripts/checkpatch.pl
@@ -35,9 +37,9 @@ build/checkpatch/%/scripts/checkpatch.pl:
 		$*/scripts/checkpatch.pl $*/scripts/spelling.txt \
 		$*/scripts/const_structs.checkpatch
 
-# The newest series is also checked whole, as it would be mailed: its
-# tool patches are made from linkpass/ (kernel/series.sh generate, which
-# needs the kernel's source: fetched once into the kernel test's cache).
+# The newest series must also apply to its kernel, and carry
+# kernel/linkpass/ as it is (kernel/series.sh generate, which needs the
+# kernel's source: fetched once into the kernel test's cache).
 CHECKPATCH_SERIES ?= 7.3
 
 checkpatch:
@@ -47,8 +49,7 @@ checkpatch:
 	fi; \
 	$(MAKE) -s $(CHECKPATCH) && \
 	kernel/series.sh generate $(CHECKPATCH_SERIES) build/series/$(CHECKPATCH_SERIES) && \
-	scripts/checkpatch-linkpass.sh $(abspath $(CHECKPATCH)) $(CHECKPATCH_FILES) \
-		$$(ls build/series/$(CHECKPATCH_SERIES)/0*.patch | grep -v /0000-cover-letter.patch)
+	scripts/checkpatch-linkpass.sh $(abspath $(CHECKPATCH)) $(CHECKPATCH_FILES)
 
 # make test checks the style too (it skips when no source is at hand)
 test: checkpatch
