@@ -161,6 +161,40 @@ def test_check_fails_on_an_unknown_section(ktool, made, tmp_path):
         "which no rule names" in err, err
 
 
+# A call to __fentry__ inside the last function of .text, a section that
+# other code follows: no entry, so an error, never a silent drop.
+LAST_MID_CALL_S = r"""
+	.text
+	.globl	last
+	.type	last, @function
+last:
+	nop
+	call	__fentry__
+	ret
+	.size	last, .-last
+	.section .init.text, "ax"
+	.globl	main
+	.type	main, @function
+main:
+	call	__fentry__
+	xorl	%eax, %eax
+	ret
+	.size	main, .-main
+"""
+
+
+def test_a_call_inside_a_sections_last_function_is_an_error(ktool, made,
+                                                           tmp_path):
+    # the stubs first, so that nothing follows "last" in .text
+    objs = [assembled(made, tmp_path, "stubs.S", STUBS_S),
+            assembled(made, tmp_path, "last.S", LAST_MID_CALL_S)]
+    image = linked(made, objs, tmp_path / "img")
+    proc = ktool.run(image, check=False)
+    assert proc.returncode == 2 and proc.stdout == "", proc
+    assert "a call to __fentry__ inside a function, not at its entry" \
+        in proc.stderr, proc.stderr
+
+
 def wrong_table(ktool, made, tmp_path, edit):
     objs = x86_objs(made, tmp_path, "gcc")
     first = linked(made, objs, tmp_path / "first")

@@ -367,9 +367,12 @@ void rela_get(const struct section *rsec, size_t i, struct reloc *r)
 	r->addend = e.r_addend;
 }
 
-/* The first function of section @shndx that starts at or after @addr. */
-const struct func *func_from(const struct image *im, uint32_t shndx,
-			     uint64_t addr)
+/*
+ * The first function after (@shndx, @addr) in the order of im->funcs: it
+ * may be in a later section, or im->funcs + im->nfuncs.
+ */
+const struct func *func_after(const struct image *im, uint32_t shndx,
+			      uint64_t addr)
 {
 	size_t lo = 0, hi = im->nfuncs;
 
@@ -382,7 +385,14 @@ const struct func *func_from(const struct image *im, uint32_t shndx,
 		else
 			hi = mid;
 	}
-	if (lo < im->nfuncs && im->funcs[lo].shndx == shndx)
-		return &im->funcs[lo];
-	return NULL;
+	return &im->funcs[lo];
+}
+
+/* The first function of section @shndx that starts at or after @addr. */
+const struct func *func_from(const struct image *im, uint32_t shndx,
+			     uint64_t addr)
+{
+	const struct func *f = func_after(im, shndx, addr);
+
+	return f < im->funcs + im->nfuncs && f->shndx == shndx ? f : NULL;
 }

@@ -113,6 +113,8 @@ struct section *image_relocs_for(const struct image *im, uint32_t shndx);
 int rela_count(const struct image *im, const struct section *rsec,
 	       size_t *n);
 void rela_get(const struct section *rsec, size_t i, struct reloc *r);
+const struct func *func_after(const struct image *im, uint32_t shndx,
+			      uint64_t addr);
 const struct func *func_from(const struct image *im, uint32_t shndx,
 			     uint64_t addr);
 

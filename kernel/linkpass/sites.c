@@ -227,8 +227,7 @@ static const struct func *site_func(struct image *im, const struct site *s,
 			*bad = true;
 	}
 	/* a call inside a live function, not at its entry */
-	f = func_from(im, s->shndx, s->addr);
-	f = f ? f - 1 : im->funcs + im->nfuncs - 1;
+	f = func_after(im, s->shndx, s->addr) - 1;
 	if (!im->pad.n && f >= im->funcs && f->shndx == s->shndx &&
 	    f->start < s->addr && s->addr < f->end)
 		*bad = true;
