@@ -16,7 +16,7 @@ from ktooltest import (HOST_CFLAGS, SRC, STRONG, STUBS_S, TOOL,
                        assembled, cc_c, check_fails, compiled, ktool, ld_r,
                        linked, made, object_table, scanned, section_bytes,
                        sources, theirs_obj, tool_lines, x86_objs)
-from lptest import require_compiler_ld, require_tools, run
+from lptest import REPO, require_compiler_ld, require_tools, run
 
 # the fixtures this file takes from ktooltest
 __all__ = ["ktool", "made"]
@@ -298,3 +298,34 @@ def test_pads_need_their_geometry_and_lists(ktool, made, tmp_path):
     assert proc.returncode == 2 and "--patchable=N,M" in proc.stderr
     proc = ktool.run("--patchable=4,2", image, check=False)
     assert proc.returncode == 2 and "--lists=vmlinux.o" in proc.stderr
+
+
+def patch_new_files(patch):
+    """{path: text} of the files a git format-patch adds whole."""
+    files, cur, lines = {}, None, []
+    for ln in patch.read_text().splitlines(keepends=True):
+        if ln.startswith("diff --git "):
+            if cur:
+                files[cur] = "".join(lines)
+            cur, lines = ln.split()[3][2:], []
+        elif cur and ln.startswith("+") and not ln.startswith("+++"):
+            lines.append(ln[1:])
+        elif ln.startswith("-- \n"):
+            break
+    if cur:
+        files[cur] = "".join(lines)
+    return files
+
+
+def test_the_series_carries_the_tool_as_it_is():
+    """kernel/linkpass/ is the source of truth: the 7.3 series adds it
+    as scripts/linkpass/ byte for byte, nothing more, nothing less."""
+    series = sorted((REPO / "kernel" / "series" / "7.3").glob("0*.patch"))
+    added = {}
+    for p in series:
+        added.update({k: v for k, v in patch_new_files(p).items()
+                      if k.startswith("scripts/linkpass/")})
+    tracked = run(["git", "-C", TOOL, "ls-files", "."]).stdout.split()
+    assert sorted(added) == sorted(f"scripts/linkpass/{f}" for f in tracked)
+    for f in tracked:
+        assert added[f"scripts/linkpass/{f}"] == (TOOL / f).read_text(), f
