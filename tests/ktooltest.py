@@ -62,7 +62,8 @@ class Tool:
         self.path = path
 
     def run(self, *args, check=True):
-        return run([self.path, *args], check=check)
+        # a run takes milliseconds: far longer is a hang (a mutant's loop)
+        return run([self.path, *args], check=check, timeout=60)
 
     def table(self, image, out, *opts):
         """The table of @image as assembler in @out; returns @out."""

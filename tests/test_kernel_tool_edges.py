@@ -20,7 +20,8 @@ import pytest
 
 from ktooltest import (SRC, STRONG, STUBS_S, TOOL, assembled, cc_c,
                        check_fails, compiled, ktool, ld_r, linked, made,
-                       scanned, section_bytes, x86_objs)
+                       object_table, scanned, section_bytes,
+                       theirs_obj, x86_objs)
 from lptest import (describe, ground_truth, require_tools, run,
                     section_data, symbol_value, symbols, write)
 
@@ -346,7 +347,11 @@ def test_a_jump_to_fentry_is_an_error(ktool, made, tmp_path):
                        "at .text+0x1 is not on a call")
 
 
-INSIDE = asm_function("inside", "nop", "call __fentry__", "ret")
+# a call after the entry; "inside_start", a global of no size at the same
+# address, must not hide the function that holds it
+INSIDE = asm_function("inside", "nop", "call __fentry__", "ret").replace(
+    "inside:\n", "\t.globl inside_start\n\t.type inside_start, @function\n"
+    "inside_start:\ninside:\n")
 
 
 def test_a_call_inside_a_function_is_an_error(ktool, made, tmp_path):
@@ -404,25 +409,47 @@ def test_more_sites_than_the_first_allocation(linkpass, ktool, made,
 # The table's text
 
 
-def test_vmlinux_entries_are_offsets_from_text(ktool, made, tmp_path):
-    """Each entry is its site less _text, sorted; a site before _text (an
-    .init.text placed first) is written _text-0x...."""
-    objs = x86_objs(made, tmp_path, "gcc")
-    first = linked(made, objs, tmp_path / "first",
-                   extra=["-Wl,--section-start=.init.text=0x300000"])
+# .init.text and main alone: main's site is the first found, initf's
+# (lower, in a section numbered after .text) the second
+INIT_AND_MAIN = """\
+__attribute__((section(".init.text"))) int initf(int x) { return x + 7; }
+int main(void) { return initf(2) - 9; }
+"""
+
+
+@pytest.mark.parametrize("program", ["SRC", "INIT_AND_MAIN"])
+def test_vmlinux_entries_are_offsets_from_text(ktool, made, tmp_path,
+                                               program):
+    """Each entry is its site less _text, sorted by address though the
+    sections are numbered in another order; a site before _text (an
+    .init.text placed first) is written _text-0x....  Linked, the table
+    passes the check."""
+    src = SRC if program == "SRC" else INIT_AND_MAIN
+    objs = [compiled(made, tmp_path, "prog.c", src, "gcc", X86_FLAGS),
+            assembled(made, tmp_path, "stubs.S", STUBS_S)]
+    low = ["-Wl,--section-start=.init.text=0x300000"]
+    first = linked(made, objs, tmp_path / "first", extra=low)
     text = ktool.run(first).stdout
     sites = sorted(ground_truth(first, sections=(".text", ".init.text")))
     base = symbol_value(first, "_text")
     assert sites[0] < base <= sites[1]
-    head = HEADER.format(5) + '\t.section __mcount_loc, "a"\n\t.balign 8\n'
+    e = elfpatch.Elf(first.read_bytes())
+    assert e.index(".init.text") > e.index(".text")
+    head = HEADER.format(len(sites)) + \
+        '\t.section __mcount_loc, "a"\n\t.balign 8\n'
     assert text.startswith(head) and text.endswith("\n")
     got = []
-    for e in entries(text[len(head):]):
-        m = re.fullmatch(r"_text([+-])(0x[0-9a-f]+|0)", e)
+    for entry in entries(text[len(head):]):
+        m = re.fullmatch(r"_text([+-])(0x[0-9a-f]+|0)", entry)
         assert m, text
         got.append(base + int(m.group(2), 16) * (-1 if m.group(1) == "-"
                                                  else 1))
     assert got == sites and text.count("\n") == 4, text
+    ktool.table(first, tmp_path / "t.S")
+    cc_c(made, "gcc", tmp_path / "t.S", tmp_path / "t.o")
+    second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second",
+                    extra=low)
+    assert ktool.run("--check", second).returncode == 0
 
 
 def test_vmlinux_needs_text(ktool, made, tmp_path):
@@ -459,6 +486,7 @@ def test_a_module_section_name_gas_cannot_take(ktool, made, tmp_path):
 
 
 @pytest.mark.parametrize("section,traced", [(".text.hot", True),
+                                            (".text.A0z9Z_", True),
                                             (".text2", False),
                                             (".kprobes.text", True),
                                             (".entry.text", False)])
@@ -555,9 +583,16 @@ def test_check_reports_entries_in_no_section(ktool, made, tmp_path, bogus):
 
 
 def test_check_names_an_entry_of_untraced_code(ktool, made, tmp_path):
-    """exitf's site is in .exit.text: listed, it is refused by name."""
-    objs = x86_objs(made, tmp_path, "gcc")
+    """exitf's site is in .exit.text, which starts where the code before
+    it ends: listed, it is refused by name."""
+    end = assembled(made, tmp_path, "end.s", "\t.text\n\t.balign 16\n"
+                    '\t.section .init.text,"ax",@progbits\n\t.balign 16\n')
+    objs = [*x86_objs(made, tmp_path, "gcc"), end]
     first = linked(made, objs, tmp_path / "first")
+    e = elfpatch.Elf(first.read_bytes())
+    exit_at = e.shdr(e.index(".exit.text"))["sh_addr"]
+    assert any(sh["sh_addr"] + sh["sh_size"] == exit_at and sh["sh_size"]
+               for _, name, sh in e.sections() if name != ".exit.text")
     (exit_site,) = ground_truth(first, sections=(".exit.text",))
     base = symbol_value(first, "_text")
     second = table_of(ktool, made, tmp_path, objs, first, lambda t: t +
@@ -590,6 +625,61 @@ def test_check_reads_the_first_entry_and_function(ktool, made, tmp_path):
     assert err.count("\n") == 3, err
 
 
+def test_check_refuses_an_entry_listed_twice_in_a_row(ktool, made,
+                                                       tmp_path):
+    def repeat_last(t):
+        last = entries(t)[-1]
+        return t.rstrip("\n") + f", {last}\n"
+    second = x86_pair(ktool, made, tmp_path, edit=repeat_last)[2]
+    err = check_fails(ktool, second)
+    assert "listed out of order, or twice" in err and \
+        "6 entries" in err and err.count("\n") == 2, err
+
+
+ALIASES = """\
+\t.section .note.GNU-stack,"",@progbits
+\t.section .odd.text,"ax",@progbits
+\t.type odd_local, @function
+\t.globl odd
+\t.type odd, @function
+\t.weak odd_weak
+\t.type odd_weak, @function
+\t.globl odd_start
+\t.type odd_start, @function
+odd_local:
+odd:
+odd_weak:
+odd_start:
+\tcall __fentry__
+\tret
+\t.size odd_local, .-odd_local
+\t.size odd, .-odd
+\t.size odd_weak, .-odd_weak
+\t.size odd_start, 0
+\t.type two_local, @function
+\t.weak two_weak
+\t.type two_weak, @function
+two_local:
+two_weak:
+\tcall __fentry__
+\tret
+\t.size two_local, .-two_local
+\t.size two_weak, .-two_weak
+"""
+
+
+def test_a_function_is_named_by_its_best_symbol(ktool, made, tmp_path):
+    """Of the symbols at a function's start, the widest names it, then
+    a global, then a weak one, then a local."""
+    aliases = assembled(made, tmp_path, "aliases.s", ALIASES)
+    second = x86_pair(ktool, made, tmp_path, [aliases])[2]
+    err = check_fails(ktool, second)
+    assert ".odd.text+0x0 (odd): holds an ftrace site in .odd.text" in err
+    assert ".odd.text+0x6 (two_weak): holds an ftrace site in .odd.text" \
+        in err, err
+    assert err.count("\n") == 3, err
+
+
 def module_pair(ktool, made, tmp_path, edit=None, flags=()):
     """A module and its relink with its table (edited by @edit)."""
     objs = x86_objs(made, tmp_path, "gcc", ["-mcmodel=kernel", *flags])[:2]
@@ -600,6 +690,43 @@ def module_pair(ktool, made, tmp_path, edit=None, flags=()):
     cc_c(made, "gcc", table, tmp_path / "m.o")
     return ko, ld_r(made, "ld", tmp_path / "ours.ko", [tmp_path / "m.o", ko],
                     TOOL / "relink.lds")
+
+
+def test_a_module_table_names_the_sections_of_its_sites(linkpass, ktool,
+                                                        made, tmp_path):
+    """One label per section that holds a site, and no other; the
+    entries are the user-space tool's."""
+    ko, ours = module_pair(ktool, made, tmp_path)
+    theirs = theirs_obj(made, linkpass, ko, tmp_path / "theirs.ko")
+    text = (tmp_path / "m.S").read_text()
+    labelled = re.findall(r'^\t\.section (\S+), "ax"\n\.Lmcount_\d+:$', text,
+                          re.M)
+    want = [sec for sec, _ in object_table(theirs)]
+    assert sorted(labelled) == sorted(set(want)), text
+    assert object_table(ours) == sorted(object_table(theirs))
+
+
+def test_check_of_a_module_counts_past_twenty(ktool, made, tmp_path):
+    """Twenty entries where no site is, and a repeat: the repeat is the
+    21st difference, counted, not shown."""
+    def edit(t):
+        head, rest = t.split("\t.quad\t", 1)
+        quads = ["\t.quad\t" + q for q in rest.split("\t.quad\t")]
+        text1 = [q for q in quads if q.startswith("\t.quad\t.Lmcount_1 ")]
+        bogus = [f"\t.quad\t.Lmcount_1 + {2 * k + 1:#x}\n" for k in range(20)]
+        key = lambda q: int(q.rsplit("+ ", 1)[1], 16)  # noqa: E731
+        first = sorted(text1 + bogus, key=key)
+        assert first[0] == text1[0]
+        return head + first[0] + "".join(first) + "".join(
+            q for q in quads if q not in text1)
+    ours = module_pair(ktool, made, tmp_path, edit)[1]
+    err = check_fails(ktool, ours).splitlines()
+    assert len(err) == 22, err
+    assert all("listed, but no function's site is there" in ln
+               for ln in err[:20]), err
+    assert err[20:] == [f"linkpass: {ours}: and 1 more differences",
+                        f"linkpass: {ours}: the ftrace table is not exact: "
+                        "21 differences in 26 entries"]
 
 
 def test_check_of_a_module_without_its_table(ktool, made, tmp_path):
@@ -627,6 +754,31 @@ def test_check_of_a_module_with_an_empty_table(ktool, made, tmp_path):
     assert section_data(ours, "__mcount_loc")[1] == b""
     err = check_fails(ktool, ours)
     assert err.count("a traced function's site is not listed") == 5, err
+
+
+def test_check_of_a_module_entry_in_no_section(ktool, made, tmp_path):
+    """An entry whose symbol is in no section the module has."""
+    ours = module_pair(ktool, made, tmp_path)[1]
+    e = elfpatch.Elf(ours.read_bytes())
+    r = e.rela(e.index(".rela__mcount_loc"), 0)
+    e.set_symbol(r["r_info"] >> 32, st_shndx=e.nsecs)
+    bad = tmp_path / "bad.ko"
+    bad.write_bytes(bytes(e.data))
+    err = check_fails(ktool, bad)
+    assert re.search(r": __mcount_loc: entry 0: 0x[0-9a-f]+ is in no "
+                     r"section\n", err), err
+
+
+def test_check_of_a_module_table_of_another_entry_size(ktool, made,
+                                                       tmp_path):
+    ours = module_pair(ktool, made, tmp_path)[1]
+    e = elfpatch.Elf(ours.read_bytes())
+    e.set_shdr(e.index(".rela__mcount_loc"), sh_entsize=23)
+    bad = tmp_path / "bad.ko"
+    bad.write_bytes(bytes(e.data))
+    proc = ktool.run("--check", bad, check=False)
+    assert proc.returncode == 2 and proc.stderr.startswith(
+        f"linkpass: {bad}: .rela__mcount_loc: not an array of Elf64_Rela\n")
 
 
 @pytest.mark.parametrize("what,edit,tail", [
@@ -778,8 +930,10 @@ def test_nops_need_every_call_relocated(ktool, made, tmp_path):
     assert bad.read_bytes() == bytes(e.data)
 
 
-def pads_pair(ktool, made, tmp_path, cc, pad, flags, extra=(), pie=False):
-    """(objs, vmlinux.o, first, second) of a vmlinux with pads."""
+def pads_pair(ktool, made, tmp_path, cc, pad, flags, extra=(), pie=False,
+              ldflags=()):
+    """(objs, vmlinux.o, first, second) of a vmlinux with pads (and
+    @extra objects, linked with @ldflags)."""
     require_tools(cc)
     f = ["-O2", f"-fpatchable-function-entry={pad}", *flags]
     src = SRC.replace("no_instrument_function",
@@ -789,6 +943,7 @@ def pads_pair(ktool, made, tmp_path, cc, pad, flags, extra=(), pie=False):
     vmo = ld_r(made, cc.replace("gcc", "ld"), tmp_path / "vmlinux.o", objs)
     opts = ["-nostdlib", "-pie", "-Wl,--no-dynamic-linker", "-Wl,-e,main"] \
         if pie else []
+    opts += ldflags
     first = linked(made, objs, tmp_path / "first", cc, None, extra=opts)
     ktool.table(first, tmp_path / "t.S", f"--patchable={pad}",
                 f"--lists={vmo}")
@@ -837,17 +992,20 @@ def rv_objs_with_caller(made, tmp_path):
 def test_riscv_states_reach_ftrace_caller(ktool, made, tmp_path):
     """riscv vmlinux: "auipc t0" and "nop" over the first two nops at each
     function's start, the auipc's upper bits such that a jalr's signed
-    12 bits reach ftrace_caller from there."""
-    _, _, _, second = pads_pair(ktool, made, tmp_path, RV_CC, "4,2",
-                                ["-march=rv64g"],
-                                rv_objs_with_caller(made, tmp_path))
-    caller = symbol_value(second, "ftrace_caller")
+    12 bits reach ftrace_caller from there; from main, ftrace_caller is
+    exactly 0x800 away, where the upper bits must be rounded up."""
+    _, _, _, second = pads_pair(
+        ktool, made, tmp_path, RV_CC, "4,2", ["-march=rv64g"],
+        ldflags=["-Wl,--defsym=ftrace_caller=main+0x800"])
+    caller = elfpatch.Elf(second.read_bytes()).symbol(
+        "ftrace_caller")[1]["st_value"]
     before = second.read_bytes()
     ktool.run("--check", "--nop", "--patchable=4,2", second)
     after = second.read_bytes()
     changed = changed_words(before, after)
     funcs = traced_functions(second)
     assert len(funcs) == 5 and len(changed) == 5, changed
+    assert caller - funcs["main"] == 0x800
     for name, start in funcs.items():
         at = file_offset(second, start)
         auipc, nop = words(after, at, 2)
@@ -856,8 +1014,6 @@ def test_riscv_states_reach_ftrace_caller(ktool, made, tmp_path):
         hi = hi - (1 << 32) if hi >> 31 else hi
         lo = caller - start - hi
         assert -2048 <= lo < 2048, (name, lo)
-        # in .text, 0x900 and more away: the rounding is needed
-        assert name == "initf" or (caller - start) & 0x800, name
         assert changed[at] == (RV_NOP, auipc)
 
 
@@ -878,15 +1034,18 @@ def test_riscv_states_need_ftrace_caller(ktool, made, tmp_path):
         assert proc.stderr == "" and image.read_bytes() == before
 
 
+def rv_pie(ktool, made, tmp_path):
+    """A riscv vmlinux linked -pie, as a relocatable kernel."""
+    return pads_pair(ktool, made, tmp_path, RV_CC, "4,2", ["-march=rv64g"],
+                     rv_objs_with_caller(made, tmp_path), pie=True)[3]
+
+
 def test_a_relocatable_kernel_table_is_in_its_relocations(ktool, made,
                                                            tmp_path):
-    """riscv vmlinux linked -pie, as a relocatable kernel: the table's
-    words are zero, its entries the addends of RELATIVE relocations; the
-    check reads them, and the states are written from them."""
-    _, _, _, second = pads_pair(ktool, made, tmp_path, RV_CC, "4,2",
-                                ["-march=rv64g"],
-                                rv_objs_with_caller(made, tmp_path),
-                                pie=True)
+    """riscv vmlinux linked -pie: the table's words are zero, its entries
+    the addends of RELATIVE relocations; the check reads them, and the
+    states are written from them."""
+    second = rv_pie(ktool, made, tmp_path)
     assert set(quads(second)) == {0}
     relocs = run(["readelf", "-rW", second]).stdout
     assert relocs.count("R_RISCV_RELATIVE") >= 5
@@ -894,6 +1053,84 @@ def test_a_relocatable_kernel_table_is_in_its_relocations(ktool, made,
     before = second.read_bytes()
     ktool.run("--check", "--nop", "--patchable=4,2", second)
     assert len(changed_words(before, second.read_bytes())) == 5
+
+
+def test_a_relocatable_kernel_table_read_to_its_relocations_end(
+        ktool, made, tmp_path):
+    """Only the relocations the section holds are read: the last of the
+    table's, left just past .rela.dyn's end, is not; a .rela.dyn of
+    another entry size is an error."""
+    second = rv_pie(ktool, made, tmp_path)
+    e = elfpatch.Elf(second.read_bytes())
+    rs = e.index(".rela.dyn")
+    start = e.symbol("__start_mcount_loc")[1]["st_value"]
+    stop = e.symbol("__stop_mcount_loc")[1]["st_value"]
+    table = [k for k in range(e.shdr(rs)["sh_size"] // 24)
+             if start <= e.rela(rs, k)["r_offset"] < stop]
+    last = table[-1]
+    assert last == max(table) and len(table) == 5
+    e.set_shdr(rs, sh_size=last * 24)
+    short = tmp_path / "short"
+    short.write_bytes(bytes(e.data))
+    err = check_fails(ktool, short, "--patchable=4,2")
+    entry = (e.rela(rs, last)["r_offset"] - start) // 8
+    assert f": __mcount_loc: entry {entry}: 0x0 is in no section\n" in err
+    e = elfpatch.Elf(second.read_bytes())
+    e.set_shdr(rs, sh_entsize=23)
+    bad = tmp_path / "bad"
+    bad.write_bytes(bytes(e.data))
+    one_line_error(ktool.run("--check", "--patchable=4,2", bad, check=False),
+                   bad, ".rela.dyn: not an array of Elf64_Rela")
+
+
+def a64_module(made, tmp_path):
+    require_tools(A64_CC)
+    return ld_r(made, "aarch64-linux-gnu-ld", tmp_path / "mod.ko",
+                a64_objs(made, tmp_path, "2"))
+
+
+def list_edit(ko, tmp_path, name, k=0, **kw):
+    """@ko with entry @k of its list's relocations changed (or, without
+    an entry's fields, the relocation section's header)."""
+    e = elfpatch.Elf(ko.read_bytes())
+    rs = e.index(".rela__patchable_function_entries")
+    if "r_info" in kw:
+        e.set_rela(rs, k, **kw)
+    else:
+        e.set_shdr(rs, **kw)
+    out = tmp_path / name
+    out.write_bytes(bytes(e.data))
+    return out
+
+
+def test_a_list_entry_the_link_dropped_is_left_out(ktool, made, tmp_path):
+    """An entry the link made R_AARCH64_NONE, or one that names no
+    symbol, is code the link dropped: not listed, not an error."""
+    ko = a64_module(made, tmp_path)
+    assert len(entries(ktool.run("--patchable=2", ko).stdout)) == 5
+    for name, r_info in (("none", 1 << 32), ("nosym", 257)):
+        edited = list_edit(ko, tmp_path, name, r_info=r_info)
+        assert len(entries(ktool.run("--patchable=2", edited).stdout)) == 4
+
+
+def test_a_damaged_list_is_an_error(ktool, made, tmp_path):
+    """A list entry that is no absolute address (R_AARCH64_PREL32), and
+    a list of relocations of another size; from the lists of vmlinux.o
+    too."""
+    ko = a64_module(made, tmp_path)
+    prel = list_edit(ko, tmp_path, "prel.o", 2, r_info=(1 << 32) | 261)
+    size = list_edit(ko, tmp_path, "size.o", sh_entsize=23)
+    tails = {prel: ".rela__patchable_function_entries: entry 2: not an "
+             "address in code",
+             size: ".rela__patchable_function_entries: not an array of "
+             "Elf64_Rela"}
+    first = linked(made, a64_objs(made, tmp_path, "2"), tmp_path / "first",
+                   A64_CC, None)
+    for bad, tail in tails.items():
+        one_line_error(ktool.run("--patchable=2", bad, check=False), bad,
+                       tail)
+        one_line_error(ktool.run("--patchable=2", f"--lists={bad}", first,
+                                 check=False), bad, tail)
 
 
 # ---------------------------------------------------------------------------
@@ -918,12 +1155,22 @@ def test_no_memory_errors_or_leaks(linkpass, ktool, made, tmp_path):
     _, first, second = x86_pair(ktool, made, folder("x86"))
     case("table", first)
     case("check and nop", "--check", "--nop", second)
+    nowhere = x86_pair(ktool, made, folder("nowhere"), edit=lambda t:
+                       t.replace("\t.quad\t", "\t.quad\t8, ", 1))[2]
+    case("check, an entry in no section", "--check", nowhere, rc=1)
     ko, ours = module_pair(ktool, made, folder("mod"))
     case("module table", ko)
     case("module check and nop", "--check", "--nop", ours)
+    case("module check, no table", "--check", ko, rc=1)
     twice = module_pair(ktool, made, folder("twice"), lambda t: t.replace(
         "\t.quad", "\t.quad\t.Lmcount_1 + 0x0\n\t.quad", 1))[1]
     case("module check, a repeat", "--check", twice, rc=1)
+    e = elfpatch.Elf(ours.read_bytes())
+    rs = e.index(".rela__mcount_loc")
+    e.set_rela(rs, 1, r_info=e.rela(rs, 1)["r_info"] & ~0xffffffff | 2)
+    (tmp_path / "mod" / "pc32.ko").write_bytes(bytes(e.data))
+    case("module check, a wrong entry", "--check", tmp_path / "mod" /
+         "pc32.ko", rc=2)
     d = folder("a64")
     if shutil.which(A64_CC):
         _, vmo, a_first, a_second = pads_pair(ktool, made, d, A64_CC, "4,2",
@@ -935,12 +1182,28 @@ def test_no_memory_errors_or_leaks(linkpass, ktool, made, tmp_path):
         case("pads of another geometry", "--patchable=5,2", vmo, rc=2)
         case("lists missing", "--patchable=4,2", f"--lists={d / 'no'}",
              a_first, rc=2)
+        case("a damaged list", "--patchable=2", list_edit(
+            a64_module(made, d), d, "prel.ko", 2, r_info=(1 << 32) | 261),
+            rc=2)
+    if shutil.which(RV_CC):
+        # a relocation of the table's just past its end
+        pie = rv_pie(ktool, made, folder("pie"))
+        e = elfpatch.Elf(pie.read_bytes())
+        rs = e.index(".rela.dyn")
+        stop = e.symbol("__stop_mcount_loc")[1]["st_value"]
+        e.set_rela(rs, e.shdr(rs)["sh_size"] // 24 - 1, r_offset=stop)
+        pie.write_bytes(bytes(e.data))
+        case("pie, a relocation at the table's end", "--check",
+             "--patchable=4,2", pie)
     d = folder("errors")
     inside = assembled(made, d, "inside.s", INSIDE)
     case("a call inside", ld_r(made, "ld", d / "inside.ko", [inside]), rc=2)
-    jmp = assembled(made, d, "jmp.s", asm_function("j", "jmp __fentry__"))
+    jmp = assembled(made, d, "jmp.s", asm_function(
+        "good", "call __fentry__", "ret") + asm_function(
+        "j", "jmp __fentry__"))
     case("a jump", ld_r(made, "ld", d / "jmp.ko", [jmp]), rc=2)
-    for what, edit in (("symtab", _symtab(sh_entsize=23)),
+    for what, edit in (("stripped", _symtab(sh_type=1)),
+                       ("symtab link", _symtab(sh_link=lambda e: e.nsecs)),
                        ("function", _symbol("main", st_value=lambda e:
                                             _end_of(".text")(e) + 1))):
         bad = damaged(first, d, edit)[0].rename(d / f"damaged-{what}")
