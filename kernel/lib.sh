@@ -254,15 +254,35 @@ unpack_trees() {
 	fi
 	patched_tree "$v"
 	# shellcheck disable=SC2046  # one argument per patch
-	instrument "$stock" $(series_fixes "$v")
-	instrument "$lp"
+	instrument "$stock" $(upstream_fixes "$v")
+	# (a 6.x series carries its fixes itself)
+	# shellcheck disable=SC2046  # one argument per patch
+	instrument "$lp" $([ ! -d "$here/fixes/$v" ] || upstream_fixes "$v")
 }
 
-# The hand-written patches of kernel/series/V with a Fixes: tag.
-series_fixes() {
+# The upstream fixes both trees of V get: kernel/fixes/V's (a 6.x
+# series' own patches with a Fixes: tag), but the sorttable fix, whose
+# bug the sorttable reproducer must see in stock.
+upstream_fixes() {
 	local p
+	if [ -d "$here/fixes/$1" ]; then
+		for p in "$here/fixes/$1"/[0-9]*.patch; do
+			[ "$p" = "$(sorttable_fix_patch "$1")" ] || echo "$p"
+		done
+		return
+	fi
 	for p in "$here/series/$1"/[0-9]*.patch; do
 		[ ! -e "$p" ] || ! grep -q '^Fixes: ' "$p" || echo "$p"
+	done
+}
+
+# The sorttable fix of V ("Leave symbols without a size out of the
+# function list"): kernel/fixes/V's, else kernel/sorttable-fix/V's.
+sorttable_fix_patch() {
+	local p
+	for p in "$here/fixes/$1"/*-sorttable-Leave-symbols-without-a-size-* \
+		 "$here/sorttable-fix/$1"/*.patch; do
+		[ ! -e "$p" ] || { echo "$p"; return; }
 	done
 }
 
@@ -497,11 +517,11 @@ incremental() {
 
 # The current pair has a sorttable fix to try (6.12's zeroing, x86_64).
 has_sorttable_fix() {
-	has_zeroing "$v" && [ "$arch" = x86_64 ] && [ -d "$here/sorttable-fix/$v" ]
+	has_zeroing "$v" && [ "$arch" = x86_64 ] && [ -n "$(sorttable_fix_patch "$v")" ]
 }
 
 # stock_with_sorttable_fix: a copy of the stock build relinked with the
-# sorttable of kernel/sorttable-fix/V (the stock tree's sorttable.c with
+# sorttable of sorttable_fix_patch V (the stock tree's sorttable.c with
 # the fix applied, compiled by the stock build's own saved commands, so
 # that make takes it as up to date: 6.12 compiles and links in one
 # command, 7.x compiles scripts/sorttable.o, then links it with
@@ -517,8 +537,8 @@ stock_with_sorttable_fix() {
 	mkdir -p "$fix/scripts"
 	# the headers it includes by "" (7.x: elf-parse.h) beside it
 	cp "$src/scripts/sorttable.c" "$src"/scripts/*.h "$fix/scripts/"
-	cat "$here/sorttable-fix/$v"/*.patch | patch -d "$fix" -p1 -s ||
-		die "kernel/sorttable-fix/$v does not apply to $src/scripts/sorttable.c"
+	patch -d "$fix" -p1 -s <"$(sorttable_fix_patch "$v")" ||
+		die "$(sorttable_fix_patch "$v") does not apply to $src/scripts/sorttable.c"
 	for t in sorttable.o sorttable; do
 		[ -f "$sf/scripts/.$t.cmd" ] || continue
 		cmd=$(sed -n "s/^savedcmd_scripts\/$t := //p" "$sf/scripts/.$t.cmd")
