@@ -137,6 +137,17 @@ def test_pads_like_the_user_space_tool(linkpass, ktool, made, tmp_path, arch,
     got = section_bytes(second, "__mcount_loc")
     assert got == section_bytes(theirs, "__mcount_loc")
     assert len(got) == 5 * 8
+    # the state ftrace_init_nop() leaves, written in place: the image
+    # then passes the check again (arm64: mov x9, x30 at each entry;
+    # riscv: auipc t0 to ftrace_caller, which this program lacks, so
+    # nothing is written), and the module's entries are not touched
+    init = tmp_path / "init"
+    shutil.copy(second, init)
+    ktool.run("--check", "--nop", f"--patchable={pad}", init)
+    movs = run([cc.replace("gcc", "objdump"), "-d", init]).stdout.count(
+        "mov\tx9, x30")
+    assert movs == (5 if arch == "aarch64" else 0)
+    assert ktool.run("--check", f"--patchable={pad}", init).returncode == 0
     # a module's table from its own lists
     ko = ld_r(made, ld, tmp_path / "mod.ko", objs)
     mod = ktool.table(ko, tmp_path / "m.S", f"--patchable={pad}")

@@ -149,6 +149,7 @@ static const struct arch arches[] = {
 		.landing_pad = a64_landing_pad,
 		.pad_nop = a64_pad_nop,
 		.init_state = a64_init_state,
+		.init_nops = 1,
 	}, {
 		.name = "riscv64",
 		.machine = EM_RISCV,
@@ -215,17 +216,43 @@ static bool nops(const struct image *im, uint32_t shndx, uint64_t addr,
 }
 
 /*
- * Does @fn hold the whole pad of -fpatchable-function-entry=N,M?  Its
- * first nop, which the compiler lists and ftrace's table holds, in *@site.
- * The nops before a function are all of one size (4, or 2 for c.nop).
+ * Does the entry of @fn hold the state init_state() writes (nop.c)?  The
+ * number of the pad's nops after the entry it leaves in *@rest.
  */
-bool pad_at(const struct image *im, const struct func *fn, uint64_t *site)
+static bool init_at(const struct image *im, const struct func *fn,
+		    uint64_t entry, uint64_t *after, unsigned int *rest)
+{
+	struct site s = { .shndx = fn->shndx, .fn = fn };
+	uint8_t buf[INIT_STATE_MAX];
+	const uint8_t *p;
+	unsigned int len;
+	uint64_t addr;
+
+	len = im->arch->init_state(im, &s, &addr, buf);
+	p = len ? image_bytes(im, fn->shndx, addr, len) : NULL;
+	if (!p || addr != entry || memcmp(p, buf, len))
+		return false;
+	*after = entry + len;
+	*rest = im->arch->init_nops ? im->pad.n - im->pad.m - im->arch->init_nops : 0;
+	return true;
+}
+
+/*
+ * Does @fn hold the whole pad of -fpatchable-function-entry=N,M (with
+ * @init, or its entry in the state nop.c writes)?  Its first nop, which
+ * the compiler lists and ftrace's table holds, in *@site.  The nops
+ * before a function are all of one size (4, or 2 for c.nop).
+ */
+bool pad_at(const struct image *im, const struct func *fn, uint64_t *site,
+	    bool init)
 {
 	const struct section *s = &im->secs[fn->shndx];
-	unsigned int m = im->pad.m, size;
-	uint64_t end, entry = func_entry(im, fn);
+	unsigned int m = im->pad.m, size, rest = im->pad.n - m;
+	uint64_t end, entry = func_entry(im, fn), after = entry;
 
-	if (!nops(im, fn->shndx, entry, im->pad.n - m, &end))
+	if (!nops(im, fn->shndx, entry, rest, &end) &&
+	    !(init && init_at(im, fn, entry, &after, &rest) &&
+	      nops(im, fn->shndx, after, rest, &end)))
 		return false;
 	if (!m) {
 		*site = entry;

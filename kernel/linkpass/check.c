@@ -6,7 +6,10 @@
  * entry; the check starts from every function symbol of every code
  * section and asks whether its entry holds an ftrace site: a call to the
  * mcount symbol (its bytes in a linked image, its relocation in a module)
- * or the whole pad of -fpatchable-function-entry.  Then, both ways:
+ * or the whole pad of -fpatchable-function-entry, its entry perhaps in
+ * the state --nop writes (so that a built arm64 or riscv image can be
+ * checked again; an x86 image is checked before its calls are NOP'd).
+ * Then, both ways:
  *
  *  - every entry of the table is the site of a function in a traced
  *    section, and the table is sorted with no repeat;
@@ -149,7 +152,7 @@ static int function_sites(struct image *im, struct site **out, size_t *n)
 		bool site;
 
 		if (!im->arch->mcount) {
-			site = pad_at(im, f, &s.addr);
+			site = pad_at(im, f, &s.addr, true);
 		} else {
 			s.addr = func_entry(im, f);
 			site = im->rel ? !!site_find(im, calls, ncalls, f->shndx, s.addr) :

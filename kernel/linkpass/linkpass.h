@@ -140,6 +140,8 @@ struct arch {
 	 */
 	unsigned int (*init_state)(const struct image *im, const struct site *s,
 				   uint64_t *addr, uint8_t *buf);
+	/* the pad's nops that state replaces (0: all at the entry) */
+	unsigned int init_nops;
 };
 
 /* The longest state init_state() writes. */
@@ -149,7 +151,8 @@ const struct arch *arch_find(uint16_t machine);
 uint64_t func_entry(const struct image *im, const struct func *fn);
 bool call_bytes(const struct image *im, uint32_t shndx, uint64_t addr,
 		uint64_t target);
-bool pad_at(const struct image *im, const struct func *fn, uint64_t *site);
+bool pad_at(const struct image *im, const struct func *fn, uint64_t *site,
+	    bool init);
 
 /* sections.c */
 void sections_classify(struct image *im);

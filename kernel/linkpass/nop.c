@@ -33,7 +33,7 @@ static bool pristine(struct image *im, const struct site *s,
 	uint64_t site;
 
 	if (!im->arch->mcount)
-		return pad_at(im, s->fn, &site) && site == s->addr;
+		return pad_at(im, s->fn, &site, false) && site == s->addr;
 	c = site_find(im, calls, ncalls, s->shndx, s->addr);
 	*rela = c ? c->rela : 0;
 	return c && (!mcount || call_bytes(im, s->shndx, s->addr, mcount->value));

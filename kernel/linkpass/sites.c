@@ -220,7 +220,7 @@ static const struct func *site_func(struct image *im, const struct site *s,
 	for (f = func_from(im, s->shndx, lo);
 	     f && f < im->funcs + im->nfuncs && f->shndx == s->shndx &&
 	     f->start <= s->addr + before; f++) {
-		if (im->pad.n ? pad_at(im, f, &site) && site == s->addr :
+		if (im->pad.n ? pad_at(im, f, &site, false) && site == s->addr :
 				func_entry(im, f) == s->addr)
 			return f;
 		if (im->pad.n && f->start >= s->addr)
@@ -303,7 +303,7 @@ static int padded_functions(struct image *im, const char *lists,
 	for (i = 0; *out && i < im->nfuncs; i++) {
 		s.fn = &im->funcs[i];
 		s.shndx = s.fn->shndx;
-		if (pad_at(im, s.fn, &s.addr) &&
+		if (pad_at(im, s.fn, &s.addr, false) &&
 		    bsearch(&s.fn->sym->name, names, nn, sizeof(*names), name_cmp))
 			(*out)[(*n)++] = s;
 	}
