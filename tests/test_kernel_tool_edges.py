@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ktooltest import (SRC, STRONG, STUBS_S, TOOL, assembled, cc_c,
+from ktooltest import (MCOUNT_LDS, SRC, STRONG, STUBS_S, TOOL, assembled, cc_c,
                        check_fails, compiled, ktool, ld_r, linked, made,
                        object_table, scanned, section_bytes,
                        theirs_obj, x86_objs)
@@ -452,6 +452,41 @@ def test_vmlinux_entries_are_offsets_from_text(ktool, made, tmp_path,
     assert ktool.run("--check", second).returncode == 0
 
 
+@pytest.mark.parametrize("first_symbol", ["leaf", "__fentry__",
+                                          "__start_mcount_loc", "_text"])
+def test_a_vmlinux_whose_first_symbol_is_global(ktool, made, tmp_path,
+                                                first_symbol):
+    """Linked by ld alone without local symbols (ld -x), a vmlinux's
+    symbol 1 is a global; whichever it is, the check finds it."""
+    objs = x86_objs(made, tmp_path, "gcc")
+
+    def ld_x(out, inputs, *opts):
+        def make(o):
+            script = write(o.parent / "k.lds", MCOUNT_LDS)
+            run(["ld", "-x", *opts, "-T", script, "-e", "main", *inputs,
+                 "-o", o])
+        return made.file(out, ("ld -x", MCOUNT_LDS, list(opts),
+                               list(inputs)), make)
+    first = ld_x(tmp_path / "first", objs, "-q")
+    ktool.table(first, tmp_path / "t.S")
+    cc_c(made, "gcc", tmp_path / "t.S", tmp_path / "t.o")
+    second = ld_x(tmp_path / "second", [*objs, tmp_path / "t.o"])
+    e = elfpatch.Elf(second.read_bytes())
+    st = e.shdr(e.symtab())
+    assert st["sh_info"] == 1   # no local symbol but the null one
+    # symbols are in no order: move the one wanted to index 1
+    k, sym = e.symbol(first_symbol)
+    one = e.symbols()[1][2]
+    e.set_symbol(1, **sym)
+    e.set_symbol(k, **one)
+    swapped = tmp_path / "swapped"
+    swapped.write_bytes(bytes(e.data))
+    assert elfpatch.Elf(swapped.read_bytes()).symbols()[1][1] == first_symbol
+    assert ktool.run("--check", swapped).returncode == 0
+    # main, leaf, wf and initf: st, a local, lost its symbol to -x
+    assert len(entries((tmp_path / "t.S").read_text())) == 4
+
+
 def test_vmlinux_needs_text(ktool, made, tmp_path):
     objs = x86_objs(made, tmp_path, "gcc")
     lds = "SECTIONS { __mcount_loc : { KEEP(*(__mcount_loc)) } } " \
@@ -812,6 +847,31 @@ def a64_objs(made, tmp_path, pad, flags=()):
             compiled(made, tmp_path, "strong.c", STRONG, A64_CC, f)]
 
 
+def test_pads_sorted_across_sections_out_of_address_order(ktool, made,
+                                                          tmp_path):
+    """arm64 with .init.text placed below .text but numbered after it:
+    the table is in address order, and passes the check."""
+    require_tools(A64_CC)
+    objs = a64_objs(made, tmp_path, "2")
+    vmo = ld_r(made, "aarch64-linux-gnu-ld", tmp_path / "vmlinux.o", objs)
+    low = ["-Wl,--section-start=.init.text=0x300000"]
+    first = linked(made, objs, tmp_path / "first", A64_CC, None, extra=low)
+    e = elfpatch.Elf(first.read_bytes())
+    assert e.index(".init.text") > e.index(".text")
+    assert e.shdr(e.index(".init.text"))["sh_addr"] < \
+        e.shdr(e.index(".text"))["sh_addr"]
+    text = ktool.table(first, tmp_path / "t.S", "--patchable=2",
+                       f"--lists={vmo}").read_text()
+    offsets = [int(m.group(2), 16) * (-1 if m.group(1) == "-" else 1)
+               for m in (re.fullmatch(r"_text([+-])(0x[0-9a-f]+|0)", x)
+                         for x in entries(text))]
+    assert len(offsets) == 5 and offsets == sorted(offsets), text
+    cc_c(made, A64_CC, tmp_path / "t.S", tmp_path / "t.o")
+    second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second",
+                    A64_CC, None, extra=low, q=False)
+    assert ktool.run("--check", "--patchable=2", second).returncode == 0
+
+
 def test_a_pad_of_another_geometry_is_an_error(ktool, made, tmp_path):
     """A module's listed pad that does not hold the pad --patchable says."""
     require_tools(A64_CC)
@@ -978,6 +1038,18 @@ def test_arm64_states_are_mov_x9_x30(ktool, made, tmp_path):
     assert len(want) == 5 and changed == want
     dis = run(["aarch64-linux-gnu-objdump", "-d", second]).stdout
     assert dis.count("mov\tx9, x30") == 5
+    # checked again: the state and the nop after it are the pad; without
+    # that nop, it is not
+    assert ktool.run("--check", "--patchable=4,2", second).returncode == 0
+    data = bytearray(second.read_bytes())
+    at = max(want) + 4
+    assert words(data, at, 1)[0] == A64_NOP
+    data[at:at + 4] = struct.pack("<I", A64_BTI_C)
+    broken = tmp_path / "broken"
+    broken.write_bytes(bytes(data))
+    err = check_fails(ktool, broken, "--patchable=4,2")
+    assert "listed, but no function's site is there" in err, err
+    assert "1 differences in 5 entries" in err, err
 
 
 def rv_objs_with_caller(made, tmp_path):
@@ -1015,6 +1087,17 @@ def test_riscv_states_reach_ftrace_caller(ktool, made, tmp_path):
         lo = caller - start - hi
         assert -2048 <= lo < 2048, (name, lo)
         assert changed[at] == (RV_NOP, auipc)
+    # checked again: the state is the pad; a state that does not reach
+    # ftrace_caller is not
+    assert ktool.run("--check", "--patchable=4,2", second).returncode == 0
+    data = bytearray(after)
+    at = file_offset(second, funcs["main"])
+    data[at:at + 4] = struct.pack("<I", words(after, at, 1)[0] + 0x1000)
+    broken = tmp_path / "broken"
+    broken.write_bytes(bytes(data))
+    err = check_fails(ktool, broken, "--patchable=4,2")
+    assert "listed, but no function's site is there" in err, err
+    assert "1 differences in 5 entries" in err, err
 
 
 def test_riscv_states_need_ftrace_caller(ktool, made, tmp_path):
@@ -1032,6 +1115,33 @@ def test_riscv_states_need_ftrace_caller(ktool, made, tmp_path):
         before = image.read_bytes()
         proc = ktool.run("--check", "--nop", "--patchable=4,2", image)
         assert proc.stderr == "" and image.read_bytes() == before
+
+
+def test_riscv_states_stay_in_their_section(ktool, made, tmp_path):
+    """A one-nop pad (a c.nop) is shorter than the eight bytes of the
+    state: at the end of .text they would run past it.  Refused, and
+    nothing is written."""
+    require_tools(RV_CC)
+    src = "int main(void) { return 0; }\nvoid last(void) {}\n"
+    obj = compiled(made, tmp_path, "last.c", src, RV_CC,
+                   ["-O2", "-march=rv64gc", "-fpatchable-function-entry=1"])
+    vmo = ld_r(made, "riscv64-linux-gnu-ld", tmp_path / "vmlinux.o", [obj])
+    opts = ["-nostdlib", "-Wl,-e,main",
+            "-Wl,--defsym=ftrace_caller=main+0x40"]
+    first = linked(made, [obj], tmp_path / "first", RV_CC, None, extra=opts)
+    ktool.table(first, tmp_path / "t.S", "--patchable=1", f"--lists={vmo}")
+    cc_c(made, RV_CC, tmp_path / "t.S", tmp_path / "t.o")
+    second = linked(made, [obj, tmp_path / "t.o"], tmp_path / "second",
+                    RV_CC, None, extra=opts, q=False)
+    e = elfpatch.Elf(second.read_bytes())
+    last = e.symbol("last")[1]["st_value"]
+    text = e.shdr(e.index(".text"))
+    assert last + 4 == text["sh_addr"] + text["sh_size"]
+    before = second.read_bytes()
+    one_line_error(ktool.run("--check", "--nop", "--patchable=1", second,
+                             check=False), second,
+                   f".text: {last:#x}: out of the section")
+    assert second.read_bytes() == before
 
 
 def rv_pie(ktool, made, tmp_path):
@@ -1171,6 +1281,10 @@ def test_no_memory_errors_or_leaks(linkpass, ktool, made, tmp_path):
     (tmp_path / "mod" / "pc32.ko").write_bytes(bytes(e.data))
     case("module check, a wrong entry", "--check", tmp_path / "mod" /
          "pc32.ko", rc=2)
+    e.set_shdr(rs, sh_entsize=23)
+    (tmp_path / "mod" / "size.ko").write_bytes(bytes(e.data))
+    case("module check, relocations of another size", "--check",
+         tmp_path / "mod" / "size.ko", rc=2)
     d = folder("a64")
     if shutil.which(A64_CC):
         _, vmo, a_first, a_second = pads_pair(ktool, made, d, A64_CC, "4,2",
@@ -1182,6 +1296,11 @@ def test_no_memory_errors_or_leaks(linkpass, ktool, made, tmp_path):
         case("pads of another geometry", "--patchable=5,2", vmo, rc=2)
         case("lists missing", "--patchable=4,2", f"--lists={d / 'no'}",
              a_first, rc=2)
+        # every listed pad with its function (no dead body)
+        one = [a64_objs(made, d, "2")[0]]
+        case("pads table, no dead body", "--patchable=2",
+             f"--lists={ld_r(made, 'aarch64-linux-gnu-ld', d / 'one.o', one)}",
+             linked(made, one, d / "one", A64_CC, None))
         case("a damaged list", "--patchable=2", list_edit(
             a64_module(made, d), d, "prel.ko", 2, r_info=(1 << 32) | 261),
             rc=2)
