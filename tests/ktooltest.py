@@ -227,6 +227,17 @@ def x86_objs(made, tmp_path, cc, flags=()):
             assembled(made, tmp_path, "stubs.S", STUBS_S)]
 
 
+def pad_objs(made, tmp_path, cc, flags, pad):
+    """SRC and STRONG compiled with -fpatchable-function-entry=@pad, the
+    notrace function with no pad."""
+    require_tools(cc)
+    f = ["-O2", f"-fpatchable-function-entry={pad}", *flags]
+    src = SRC.replace("no_instrument_function",
+                      "patchable_function_entry(0, 0)")
+    return [compiled(made, tmp_path, "prog.c", src, cc, f),
+            compiled(made, tmp_path, "strong.c", STRONG, cc, f)]
+
+
 def theirs_obj(made, linkpass, ko, out):
     """`linkpass obj` on a copy of @ko, made once."""
     def make(o):

@@ -12,10 +12,10 @@ import shutil
 
 import pytest
 
-from ktooltest import (HOST_CFLAGS, SRC, STRONG, STUBS_S, TOOL,
+from ktooltest import (HOST_CFLAGS, SRC, STUBS_S, TOOL,
                        assembled, cc_c, check_fails, compiled, ktool, ld_r,
                        linked, made, object_table, scanned, section_bytes,
-                       sources, theirs_obj, tool_lines, x86_objs)
+                       pad_objs, sources, theirs_obj, tool_lines, x86_objs)
 from lptest import REPO, require_compiler_ld, require_tools, run
 
 # the fixtures this file takes from ktooltest
@@ -115,12 +115,7 @@ def test_pads_like_the_user_space_tool(linkpass, ktool, made, tmp_path, arch,
                                        cc, flags, pad):
     """vmlinux with pads: linked without the compiler's lists, which the
     tool reads from the relocatable object (vmlinux.o)."""
-    require_tools(cc)
-    f = ["-O2", f"-fpatchable-function-entry={pad}", *flags]
-    src = SRC.replace("no_instrument_function",
-                      "patchable_function_entry(0, 0)")
-    objs = [compiled(made, tmp_path, "prog.c", src, cc, f),
-            compiled(made, tmp_path, "strong.c", STRONG, cc, f)]
+    objs = pad_objs(made, tmp_path, cc, flags, pad)
     ld = cc.replace("gcc", "ld")
     vmo = ld_r(made, ld, tmp_path / "vmlinux.o", objs)
     first = linked(made, objs, tmp_path / "first", cc, None)

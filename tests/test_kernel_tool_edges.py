@@ -21,7 +21,7 @@ import pytest
 from ktooltest import (MCOUNT_LDS, SRC, STRONG, STUBS_S, TOOL, assembled, cc_c,
                        check_fails, compiled, ktool, ld_r, linked, made,
                        object_table, scanned, section_bytes,
-                       theirs_obj, x86_objs)
+                       pad_objs, theirs_obj, x86_objs)
 from lptest import (describe, ground_truth, require_tools, run,
                     section_data, symbol_value, symbols, write)
 
@@ -911,12 +911,7 @@ def test_a_pads_module_table_links_and_checks(linkpass, ktool, made,
                                               tmp_path, cc, pad, flags):
     """A module's table from its own lists, assembled and linked first
     into its relink, passes the check, as the user-space tool's does."""
-    require_tools(cc)
-    f = ["-O2", f"-fpatchable-function-entry={pad}", *flags]
-    src = SRC.replace("no_instrument_function",
-                      "patchable_function_entry(0, 0)")
-    objs = [compiled(made, tmp_path, "prog.c", src, cc, f),
-            compiled(made, tmp_path, "strong.c", STRONG, cc, f)]
+    objs = pad_objs(made, tmp_path, cc, flags, pad)
     ld = cc.replace("gcc", "ld")
     ko = ld_r(made, ld, tmp_path / "mod.ko", objs)
     ktool.table(ko, tmp_path / "m.S", f"--patchable={pad}")
