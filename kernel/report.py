@@ -6,7 +6,9 @@ Turns the facts kernel/test-kernel.sh recorded for each pair it ran
 (RESULTS/<version>-<arch>-<toolchain>[-<profile>].facts, "name=value"
 lines) into the side-by-side tables of docs/kernel.md: tables and
 boots, build time, the post-link step, modules, boot-time conversion,
-and the ftrace users.  --profile picks the pairs of one config profile
+and the ftrace users, one set of tables per toolchain (gcc, clang,
+gcc14, clang19, clang19-lto, in that order), each under a heading that
+names the compiler and linker its builds recorded.  --profile picks the pairs of one config profile
 (distro: make test-kernel and test-kernel-all; big: make
 test-kernel-big, which also gets a table of how each figure grew from
 the newest distro pair of the same version, arch and toolchain).
@@ -109,8 +111,30 @@ def table(head, rows):
     return "\n".join(out)
 
 
+# The toolchains in the order their tables come; others after, by name.
+TC_ORDER = ["gcc", "clang", "gcc14", "clang19", "clang19-lto"]
+
+
+def by_toolchain(pairs):
+    """@pairs in groups of one toolchain each, [(toolchain, pairs)], in
+    TC_ORDER; each group keeps the pairs' order."""
+    tcs = sorted({p["toolchain"] for p in pairs},
+                 key=lambda t: (TC_ORDER.index(t) if t in TC_ORDER
+                                else len(TC_ORDER), t))
+    return [(t, [p for p in pairs if p["toolchain"] == t]) for t in tcs]
+
+
+def heading(tc, group):
+    """The heading of @tc's tables: its name, and the compiler and linker
+    its builds recorded (the cc and ld facts, from their .config)."""
+    what = sorted({", ".join(x for x in (p.get("cc", ""), p.get("ld", ""),
+                                         p.get("lto", "")) if x)
+                   for p in group} - {""})
+    return f"### Toolchain `{tc}`" + (": " + "; ".join(what) if what else "")
+
+
 def render(pairs, run_start):
-    g = lambda p, k: p.get(k, "")
+    """The run's line, then each toolchain's heading and tables."""
     starts = sorted({p.get("run_start", "?") for p in pairs})
     if len(starts) == 1:
         parts = [f"From one run of `kernel/test-kernel.sh` started "
@@ -124,7 +148,16 @@ def render(pairs, run_start):
         parts = [f"From {len(starts)} runs of `kernel/test-kernel.sh`, "
                  f"one pair or more each (started {runs}); each pair's "
                  f"full log line is in the run's `results/`."]
+    for tc, group in by_toolchain(pairs):
+        parts.append(heading(tc, group))
+        parts += tables(group)
+    return "\n\n".join(parts) + "\n"
 
+
+def tables(pairs):
+    """The tables of @pairs, each after its caption."""
+    g = lambda p, k: p.get(k, "")
+    parts = []
     parts.append("**Tables and boots.** Entries of vmlinux's table; for "
                  "stock, the dead entries `linkpass check` finds (zeroed "
                  "by `sorttable -s`, or stale: shown at boot as invalid, "
@@ -271,7 +304,7 @@ def render(pairs, run_start):
     parts.append(table(["pair", "function_graph calls", "kprobe event",
                         "fprobe event", "profiler hits", "stack tracer lines",
                         "syscall events", "direct calls"], rows))
-    return "\n\n".join(parts) + "\n"
+    return parts
 
 
 # The figures of the growth table: (label, fact, format).

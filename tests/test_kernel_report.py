@@ -114,3 +114,31 @@ def test_a_reused_build_dir_has_no_full_build_time(tmp_path):
     row = next(ln for ln in text[head:].splitlines()
                if ln.startswith("| 7.3 x86_64 gcc |"))
     assert row.split(" | ")[1:5] == ["—", "—", "—", "14.7"]
+
+
+# Toolchain names with digits and dashes (clang19-lto), and the cc, ld and
+# lto facts of each build (kernel/lib.sh, toolchain_facts).
+def test_report_has_one_set_of_tables_per_toolchain(tmp_path):
+    pair(tmp_path / "7.3-x86_64-clang19-lto.facts", toolchain="clang19-lto",
+         cc="Debian clang version 19.1.7 (3+b1)", ld="ld.lld 19.1.7", lto="ThinLTO")
+    pair(tmp_path / "7.3-arm64-gcc14.facts", arch="arm64", toolchain="gcc14",
+         cc="gcc (Debian 14.2.0-19) 14.2.0", ld="GNU ld 2.44")
+    pair(tmp_path / "7.3-x86_64-gcc14.facts", toolchain="gcc14",
+         cc="gcc (Debian 14.2.0-19) 14.2.0", ld="GNU ld 2.44")
+    pair(tmp_path / "7.3-x86_64-gcc.facts")
+    text = report(tmp_path)
+    heads = [ln for ln in text.splitlines() if ln.startswith("### ")]
+    assert heads == [
+        "### Toolchain `gcc`",
+        "### Toolchain `gcc14`: gcc (Debian 14.2.0-19) 14.2.0, GNU ld 2.44",
+        "### Toolchain `clang19-lto`: Debian clang version 19.1.7 (3+b1), "
+        "ld.lld 19.1.7, ThinLTO",
+    ]
+    # each heading's tables hold its pairs only, every table each of them
+    sections = text.split("### ")[1:]
+    rows = [{ln.split(" | ")[0].lstrip("| ") for ln in s.splitlines()
+             if ln.startswith("| 7.3 ")} for s in sections]
+    assert rows == [{"7.3 x86_64 gcc"},
+                    {"7.3 x86_64 gcc14", "7.3 arm64 gcc14"},
+                    {"7.3 x86_64 clang19-lto"}]
+    assert sections[1].count("| 7.3 arm64 gcc14 |") == 7
