@@ -195,6 +195,29 @@ check_stock_pads() {
 		"$(is $((t_stock - stale - s_zeroed + only_lp)) = "$t_lp")"
 }
 
+# check_pad_geometry KIND: the pads KIND's build compiled with
+# (pad_opt_of: init/main.o's saved command line) are the ones its config
+# implies (arch/*/Makefile): arm64's CALL_OPS 4,2; riscv's 8,4 with RVC
+# (7.x takes RVC with gcc only from gcc 14: config.sh), else 4,2.
+check_pad_geometry() {
+	local b want got rvc=
+	b=$(bdir_of "$1")
+	case $arch in
+	arm64) want=4,2 ;;
+	riscv64)
+		want=4,2
+		if grep -q '^CONFIG_RISCV_ISA_C=y' "$b/.config"; then
+			want=8,4 rvc=" (RVC)"
+		fi
+		;;
+	*) return 0 ;;
+	esac
+	got=$(pad_opt_of "$b")
+	got=${got#*=}
+	check "$1 compiled its sites with -fpatchable-function-entry=${got:-?} (init/main.o's saved command), as its config$rvc implies: $want" \
+		"$(is "$got" = "$want")"
+}
+
 # The byte-level audit agrees with the relocation-based check once the
 # relocations are gone (ours; stock when linkpass can see its sites,
 # which with patchable entries only the audit does).

@@ -51,9 +51,16 @@
 # (QEMU 7.2's device tree has "riscv,isa" only).
 #
 # Extra symbols to enable may be given in LINKPASS_KCONFIG_EXTRA (e.g.
-# "FTRACE_MCOUNT_USE_LINKPASS" for the patched build).  Prints which
-# mcount method the config selected (CONFIG_FTRACE_MCOUNT_USE_*), so the
-# log says what the stock build does.
+# "FTRACE_MCOUNT_USE_LINKPASS" for the patched build, "LTO_CLANG_THIN"
+# for a ThinLTO one, which turns LTO_NONE, the other member of its
+# choice, off).  LINKPASS_KCONFIG_ROOT=1 runs every make inside
+# kernel/buildroot.sh's root, whose compilers MAKE-ARGS then name:
+# Kconfig probes the compiler, so it must be the one that builds.
+# LINKPASS_KCONFIG_OFF: symbols to turn off, checked as the others
+# (kernel/sorttable-fix's reproducer: x86's call-depth tracking).
+# Prints which mcount method the config selected
+# (CONFIG_FTRACE_MCOUNT_USE_*), so the log says what the stock build
+# does.
 set -eu
 
 # Absolute: make -C SRC would take a relative O= from inside SRC.
@@ -66,6 +73,15 @@ arch=x86
 for a in "$@"; do
 	case $a in ARCH=*) arch=${a#ARCH=} ;; esac
 done
+
+# make, where the build's compilers are
+kmake() {
+	if [ "${LINKPASS_KCONFIG_ROOT:-0}" = 1 ]; then
+		"$(dirname "$0")/buildroot.sh" run make "$@"
+	else
+		make "$@"
+	fi
+}
 
 # The first of the symbol names given that this kernel defines (some
 # were renamed between 6.1 and 6.12).
@@ -154,9 +170,13 @@ DEBUG_INFO_BTF_MODULES"
 	unwant="$unwant DEBUG_INFO_NONE DEBUG_INFO_REDUCED DEBUG_INFO_SPLIT"
 fi
 want="$want ${LINKPASS_KCONFIG_EXTRA:-}"
+unwant="$unwant ${LINKPASS_KCONFIG_OFF:-}"
+case " $want " in
+*" LTO_CLANG_THIN "* | *" LTO_CLANG_FULL "*) unwant="$unwant LTO_NONE" ;;
+esac
 
 mkdir -p "$obj"
-make -s -C "$src" O="$obj" "$@" $base >/dev/null
+kmake -s -C "$src" O="$obj" "$@" $base >/dev/null
 
 # big: the tristate options of these directories that the base config
 # leaves out, as modules (olddefconfig drops those whose dependencies
@@ -198,9 +218,9 @@ for s in $mods; do
 done
 "$src/scripts/config" --file "$obj/.config" $args
 # Twice: a symbol enabled above may open the menu of another one.
-make -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
+kmake -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
 "$src/scripts/config" --file "$obj/.config" $args
-make -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
+kmake -s -C "$src" O="$obj" "$@" olddefconfig >/dev/null
 
 # An optional symbol this kernel lacks, or whose prerequisite the
 # kernel, architecture or toolchain lacks, is not wanted: say so, so the

@@ -68,6 +68,102 @@ image_of() {
 	*) echo "arch/$(karch_of "$1")/boot/Image" ;;
 	esac
 }
+# Toolchain facts, one line per toolchain a pair can name:
+#   where   host: the machine's own (bookworm: gcc 12 with GNU ld 2.40,
+#           clang 14); root: inside kernel/buildroot.sh's trixie root
+#           (gcc 14.2 with GNU ld 2.44; clang, ld.lld and llvm 19)
+#   llvm    yes: LLVM=1 (clang, ld.lld, the llvm binutils); no: gcc and
+#           GNU binutils (CROSS_COMPILE= on arm64 and riscv64)
+#   arches  the architectures it builds in this test
+#   config  Kconfig symbols its builds enable (kernel/config.sh checks
+#           that they stuck)
+toolchain_table='
+gcc          host  no   x86_64,arm64,riscv64  -
+clang        host  yes  x86_64,arm64          -
+gcc14        root  no   x86_64,arm64,riscv64  -
+clang19      root  yes  x86_64,arm64          -
+clang19-lto  root  yes  x86_64,arm64          LTO_CLANG_THIN
+'
+# tc_fact TOOLCHAIN FIELD: one field of the table ("" for "-"); fails
+# for a toolchain it does not have.
+tc_fact() {
+	local name where llvm arches config
+	while read -r name where llvm arches config; do
+		[ "$name" = "$1" ] || continue
+		local -A f=([where]=$where [llvm]=$llvm [arches]=${arches//,/ } [config]=${config#-})
+		echo "${f[$2]}"
+		return 0
+	done <<<"$toolchain_table"
+	return 1
+}
+is_toolchain() { tc_fact "$1" where >/dev/null; }
+# Does toolchain TC build in the root, use LLVM=1, build ARCH?
+tc_in_root() { [ "$(tc_fact "$1" where)" = root ]; }
+tc_is_llvm() { [ "$(tc_fact "$1" llvm)" = yes ]; }
+tc_builds() { case " $(tc_fact "$1" arches) " in *" $2 "*) return 0 ;; esac; return 1; }
+
+# triples_of VAR ENTRIES [full]: the (version, architecture, toolchain)
+# triples of ENTRIES, one VERSION:ARCH:TOOLCHAIN a line, in order.  An
+# entry is VERSION[:ARCH][:TOOLCHAIN] (KERNELS; ARCH x86_64 when none;
+# without a toolchain, every one of $toolchains that builds ARCH), or
+# with "full" VERSION:ARCH:TOOLCHAIN (KERNELS_SORTTABLE_FIX).  Dies,
+# naming VAR and the entry, on an unknown architecture or toolchain, or
+# a toolchain that does not build the architecture.
+is_arch() { case $1 in x86_64 | arm64 | riscv64) return 0 ;; esac; return 1; }
+triples_of() {
+	local var=$1 entries=$2 full=${3:-} k kv ka kt t tcs
+	for k in $entries; do
+		IFS=: read -r kv ka kt <<<"$k"
+		if [ -n "$full" ] && { ! is_arch "$ka" || [ -z "$kt" ]; }; then
+			die "$var: $k: expected VERSION:ARCH:TOOLCHAIN"
+		fi
+		if [ -n "$ka" ] && ! is_arch "$ka"; then
+			kt=$ka
+			ka=
+		fi
+		ka=${ka:-x86_64}
+		is_arch "$ka" || die "$var: $k: unknown architecture"
+		if [ -n "$kt" ]; then
+			tcs=$kt
+		else
+			tcs=
+			for t in $toolchains; do
+				! tc_builds "$t" "$ka" || tcs="$tcs $t"
+			done
+			[ -n "$tcs" ] || die "$var: $k: none of LINKPASS_KERNEL_TOOLCHAINS ($toolchains) builds $ka"
+		fi
+		for t in $tcs; do
+			is_toolchain "$t" ||
+				die "$var: $k: unknown toolchain $t (known: $(awk 'NF { printf "%s%s", s, $1; s = " " }' <<<"$toolchain_table"))"
+			tc_builds "$t" "$ka" ||
+				die "$var: $k: $t builds $(tc_fact "$t" arches) in this test, not $ka"
+			echo "$kv:$ka:$t"
+		done
+	done
+}
+
+# toolchain_facts DIR: the compiler and linker build dir DIR's .config
+# recorded (Kconfig ran them), as the facts report.py's headings show:
+# cc= (CONFIG_CC_VERSION_TEXT), ld= ("GNU ld 2.44", "ld.lld 19.1.7"),
+# lto= ("ThinLTO", "full LTO", or empty).
+toolchain_facts() {
+	awk '
+		function ver(n) { return int(n / 10000) "." int(n / 100) % 100 (n % 100 ? "." n % 100 : "") }
+		{ k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1) }
+		k == "CONFIG_CC_VERSION_TEXT" { gsub(/"/, "", v); cc = v }
+		k == "CONFIG_LD_IS_BFD" { ld = "GNU ld" }
+		k == "CONFIG_LD_IS_LLD" { ld = "ld.lld" }
+		k == "CONFIG_LD_VERSION" { bfd = v }
+		k == "CONFIG_LLD_VERSION" { lld = v }
+		k == "CONFIG_LTO_CLANG_THIN" { lto = "ThinLTO" }
+		k == "CONFIG_LTO_CLANG_FULL" { lto = "full LTO" }
+		END {
+			print "cc=" cc
+			print "ld=" ld (ld == "GNU ld" && bfd ? " " ver(bfd) : "") (ld == "ld.lld" && lld ? " " ver(lld) : "")
+			print "lto=" lto
+		}' "$1/.config"
+}
+
 # -fpatchable-function-entry=N[,M] a build compiled its ftrace sites
 # with, as linkpass's --patchable-entries=N[,M] (empty for mcount calls):
 # read from the saved command line of one object, so it is what the
@@ -75,7 +171,7 @@ image_of() {
 # (FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY): x86's call padding uses
 # the same flag for something else.  riscv's CALL_OPS gives 8,4 with
 # RVC and 4,2 without (arch/riscv/Makefile); the 7.3 riscv64 config has
-# no RISCV_ISA_C, so its pair passes 4,2.
+# RISCV_ISA_C only with gcc 14 (gcc14: 8,4; gcc 12: 4,2; config.sh).
 pad_opt_of() {
 	local f
 	grep -q '^CONFIG_FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY=y' "$1/.config" || return 0
@@ -107,10 +203,21 @@ has_zeroing() { grep -q 'sorttable -s' "$cache/src/linux-source-$1/scripts/link-
 margs_of() {
 	local arch=$1 tc=$2 ver=$3
 	[ "$arch" = x86_64 ] || echo "ARCH=$(karch_of "$arch")"
-	if [ "$tc" = clang ]; then
+	if tc_is_llvm "$tc"; then
 		echo LLVM=1
 	elif [ -n "$(cross_of "$arch")" ]; then
 		echo "CROSS_COMPILE=$(cross_of "$arch")"
+	fi
+	# A root build's host programs load the root's dynamic loader and
+	# libraries by their path in the cache, which the root sees too:
+	# they then run inside the root and here alike (the checks run the
+	# build's scripts/sorttable and in-tree linkpass here; linked
+	# against the root's glibc 2.41 they would not load with this
+	# machine's 2.36).
+	if tc_in_root "$tc"; then
+		local r
+		r=$("$here/buildroot.sh" path)
+		echo "HOSTLDFLAGS=-Wl,--dynamic-linker=$r/lib64/ld-linux-x86-64.so.2,--disable-new-dtags,-rpath,$r/usr/lib/x86_64-linux-gnu:$r/lib/x86_64-linux-gnu"
 	fi
 	case $ver in
 	6.*)
@@ -128,14 +235,30 @@ vmlinux_of() {
 		echo "$1/vmlinux"
 	fi
 }
-# The binutils tool TOOL (nm, objcopy) a build uses.
+# tool_of ARCH TC TOOL: the binutils tool TOOL (nm, objcopy, readelf)
+# the builds of ARCH with toolchain TC use.  A root toolchain's are the
+# root's own programs (wrappers that setup_root writes in $cache/bin/root:
+# no chroot, so that they start as fast as the machine's; the test
+# times nm).
 tool_of() {
-	if [ "$2" = clang ]; then
-		echo "llvm-$3"
+	local t
+	if tc_is_llvm "$2"; then
+		t=llvm-$3
 	else
-		echo "$(cross_of "$1")$3"
+		t=$(cross_of "$1")$3
+	fi
+	if tc_in_root "$2"; then
+		echo "$cache/bin/root/$t"
+	else
+		echo "$t"
 	fi
 }
+# (and the linkers, which the saved .ko commands replayed by ko_step_cost
+# name: run_pair puts $cache/bin/root first on its PATH)
+root_tools="nm objcopy readelf ld aarch64-linux-gnu-nm aarch64-linux-gnu-objcopy
+aarch64-linux-gnu-readelf aarch64-linux-gnu-ld riscv64-linux-gnu-nm
+riscv64-linux-gnu-objcopy riscv64-linux-gnu-readelf riscv64-linux-gnu-ld
+llvm-nm llvm-objcopy llvm-readelf ld.lld"
 
 # Install the Debian packages missing for VERSIONS, ARCHS (as pairs
 # name them) and TOOLCHAINS.
@@ -185,6 +308,7 @@ install_packages() {
 			;;
 		esac
 	done
+	# (the root's toolchains are in the root: kernel/buildroot.sh)
 	case " $toolchains " in
 	*" clang "*)
 		want clang clang
@@ -258,6 +382,30 @@ unpack_trees() {
 	# (a 6.x series carries its fixes itself)
 	# shellcheck disable=SC2046  # one argument per patch
 	instrument "$lp" $([ ! -d "$here/fixes/$v" ] || upstream_fixes "$v")
+}
+
+# unpack_stock V: the stock tree of unpack_trees alone, for a run of
+# stock builds only (LINKPASS_KERNEL_KINDS=stock): no series generated or
+# applied, no tree of ours.  instrument() puts back the package's files
+# from the pristine git tree, made here as patched_tree makes it.
+unpack_stock() {
+	local v=$1 stock git
+	stock=$(src_of stock)
+	git=$cache/git/linux-$v
+	if [ ! -e "$stock/.lpk-unpacked" ]; then
+		say "unpacking $(tarball_of "$v") into $cache/src"
+		rm -rf "$stock"
+		mkdir -p "$cache/src"
+		tar -C "$cache/src" -xf "$(tarball_of "$v")"
+		touch "$stock/.lpk-unpacked"
+	fi
+	if [ ! -e "$git/.lpk-pristine" ]; then
+		say "making the pristine git tree $git"
+		LINKPASS_TARBALL=$(tarball_of "$v") "$here/series.sh" pristine "$v" "$git"
+		touch "$git/.lpk-pristine"
+	fi
+	# shellcheck disable=SC2046  # one argument per patch
+	instrument "$stock" $(upstream_fixes "$v")
 }
 
 # The upstream fixes both trees of V get: kernel/fixes/V's (a 6.x
@@ -345,11 +493,16 @@ src_of() {
 bdir_of() { echo "$cache/build/$(pair_id)-$1"; }
 margs() { margs_of "$arch" "$tc" "$v"; }
 
-# configure KIND
+# configure KIND: with the pair's toolchain (Kconfig probes the
+# compiler), inside the root for a root toolchain, and its symbols; the
+# symbols in kconfig_off (set by the caller, run_sorttable_fix) off
 configure() {
-	local kind=$1 extra=
-	[ "$kind" = lp ] && extra=FTRACE_MCOUNT_USE_LINKPASS
+	local kind=$1 extra root=0
+	extra=$(tc_fact "$tc" config)
+	[ "$kind" = lp ] && extra="$extra FTRACE_MCOUNT_USE_LINKPASS"
+	! tc_in_root "$tc" || root=1
 	LINKPASS_KCONFIG_PROFILE=$(profile_of "$v") LINKPASS_KCONFIG_EXTRA=$extra \
+		LINKPASS_KCONFIG_ROOT=$root LINKPASS_KCONFIG_OFF=${kconfig_off:-} \
 		"$here/config.sh" "$(src_of "$kind")" "$(bdir_of "$kind")" $(margs)
 }
 
@@ -394,28 +547,64 @@ build() {
 # the compiles of files that changed since the last run are done again.
 # The links, objtool, the post-link steps and everything the test
 # measures after a build still run every time.  The cache lives in the
-# kernel cache (ccache/); ccache-bin/ holds the compiler names as links
-# to ccache, first on make's PATH (ccache's "masquerade" way: it then
-# runs the next compiler of that name on PATH).  The host programs go
+# kernel cache (ccache/; the root's ccache, a newer one, ccache-root/);
+# ccache-bin/ (ccache-root-bin/) holds the compiler names as links to
+# ccache, first on make's PATH (ccache's "masquerade" way: it then runs
+# the next compiler of that name on PATH).  The host programs go
 # through it too.  A build log ends with a "ccache:" line of its hits.
-kccache() { CCACHE_DIR=$cache/ccache ccache "$@"; }
+# ccache_dir, ccache_bin: those of the current pair's toolchain (tc).
+ccache_dir() { if tc_in_root "$tc"; then echo "$cache/ccache-root"; else echo "$cache/ccache"; fi; }
+ccache_bin() { if tc_in_root "$tc"; then echo "$cache/ccache-root-bin"; else echo "$cache/ccache-bin"; fi; }
+kccache() { on_tc CCACHE_DIR="$(ccache_dir)" ccache "$@"; }
+# setup_ccache [TC...]: the masquerade directory and the cache's size of
+# each toolchain's side (host, root) the run builds with (default: the
+# host's)
 setup_ccache() {
-	local c
+	local c path tc
 	[ "$ccache" = 1 ] || return 0
-	command -v ccache >/dev/null || die "ccache is not installed (LINKPASS_KERNEL_CCACHE=0 builds without it)"
-	mkdir -p "$cache/ccache-bin"
-	for c in gcc clang aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc; do
-		ln -sfn "$(command -v ccache)" "$cache/ccache-bin/$c"
+	[ $# -gt 0 ] || set -- gcc
+	for tc in "$@"; do
+		path=$(on_tc sh -c 'command -v ccache') ||
+			die "ccache is not installed$(tc_in_root "$tc" && echo " in the build root") (LINKPASS_KERNEL_CCACHE=0 builds without it)"
+		mkdir -p "$(ccache_bin)"
+		for c in gcc clang aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc; do
+			ln -sfn "$path" "$(ccache_bin)/$c"
+		done
+		kccache -M 20G >/dev/null
 	done
-	kccache -M 20G >/dev/null
 }
-# kmake ARGS: make ARGS, through ccache when it is on.
+# on_tc [NAME=VALUE...] COMMAND [ARG...]: COMMAND with the current
+# pair's toolchain: inside the build root for a root toolchain (from the
+# current directory, which must be under the cache: builds and results
+# are), else here; the NAME=VALUE set for it.
+on_tc() {
+	if tc_in_root "$tc"; then
+		"$here/buildroot.sh" run "$@"
+	else
+		env "$@"
+	fi
+}
+# The PATH the current pair's toolchain runs with (setup_root reads the
+# root's).
+tc_path() { if tc_in_root "$tc"; then echo "$root_path"; else echo "$PATH"; fi; }
+# kmake ARGS: make ARGS with the current pair's toolchain, through ccache
+# when it is on.
 kmake() {
 	if [ "$ccache" = 1 ]; then
-		CCACHE_DIR=$cache/ccache PATH=$cache/ccache-bin:$PATH make "$@"
+		on_tc CCACHE_DIR="$(ccache_dir)" PATH="$(ccache_bin):$(tc_path)" make "$@"
 	else
-		make "$@"
+		on_tc make "$@"
 	fi
+}
+# setup_root: for the toolchains of the build root, the root (made once,
+# checked each run: kernel/buildroot.sh ensure), its PATH, and its
+# binutils as programs the checks run here (tool_of).
+setup_root() {
+	"$here/buildroot.sh" ensure || die "no build root for the toolchains that need it"
+	root_path=$("$here/buildroot.sh" run printenv PATH)
+	# shellcheck disable=SC2086  # one argument per tool
+	"$here/buildroot.sh" tools "$cache/bin/root" $root_tools ||
+		die "the build root's binutils cannot be run from here"
 }
 # ccache_line: "ccache: H of N compiles from the cache" since the last -z.
 ccache_line() {
@@ -460,7 +649,7 @@ stage_modules() {
 	stage=$b/lpk-staging
 	out=$b/lpk-initramfs-modules
 	rm -rf "$stage" "$out"
-	make -C "$(src_of "$kind")" O="$b" $(margs) \
+	on_tc make -C "$(src_of "$kind")" O="$b" $(margs) \
 		INSTALL_MOD_PATH="$stage" modules_install >"$res/$(pair_id)-$kind.modinst.log" 2>&1 ||
 		die "$(pair_id)-$kind: modules_install failed; see $res/$(pair_id)-$kind.modinst.log"
 	mkdir -p "$out"
@@ -515,6 +704,21 @@ incremental() {
 	iscans_lp=$(nscans "$res/$(pair_id)-lp.incr$rounds.log")
 }
 
+# The Kconfig symbols the reproducer of the sorttable bug turns off in
+# its stock build (run_sorttable_fix): x86's call-depth tracking, whose
+# call padding (CALL_PADDING, -fpatchable-function-entry=16,16) puts 16
+# bytes and a __pfx_ symbol before every function.  The zero-size
+# section markers (__softirqentry_text_start, __lock_text_start...) then
+# sit at the padding's address, not at the live function's
+# (__do_softirq) that the bug needs: a 7.3 clang 19 build with the
+# padding zeroes no live entry, one without zeroes __do_softirq's.
+# clang 14 (6.12) makes no call padding at all; gcc builds are not
+# reproducers.
+sorttable_fix_off() {
+	[ "$arch" = x86_64 ] || return 0
+	echo MITIGATION_CALL_DEPTH_TRACKING
+}
+
 # The current pair has a sorttable fix to try (6.12's zeroing, x86_64).
 has_sorttable_fix() {
 	has_zeroing "$v" && [ "$arch" = x86_64 ] && [ -n "$(sorttable_fix_patch "$v")" ]
@@ -543,7 +747,9 @@ stock_with_sorttable_fix() {
 		[ -f "$sf/scripts/.$t.cmd" ] || continue
 		cmd=$(sed -n "s/^savedcmd_scripts\/$t := //p" "$sf/scripts/.$t.cmd")
 		[ -n "$cmd" ] || die "$sf/scripts/.$t.cmd: no saved command"
-		(cd "$sf" && eval "${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}") ||
+		# (with the pair's toolchain: a root one's compiler is in the root)
+		on_tc sh -c 'cd "$1" && eval "$2"' sh "$sf" \
+			"${cmd//$src\/scripts\/sorttable.c/$fix/scripts/sorttable.c}" ||
 			die "$(pair_id): the fixed sorttable does not build"
 	done
 	[ -f "$sf/scripts/.sorttable.cmd" ] || die "$sf/scripts/.sorttable.cmd: no saved command"

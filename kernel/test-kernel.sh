@@ -30,15 +30,38 @@
 #     boot_update_us=F stock_boot_converted=C stock_boot_update_us=F
 #     check=ok|fail
 #
-# (check=ok when every assertion of that pair held).  Exits non-zero on
-# any failed assertion.
+# (check=ok when every assertion of that pair held), or with
+# LINKPASS_KERNEL_KINDS=stock, where only stock is built:
+#
+#   kernel-stock: version=<v> arch=<arch> toolchain=<tc> entries=N
+#     zeroed=Z invalid=I trace_lines=T graph_lines=G modules=K
+#     pads=N,M|none sorttable_fix_kept=F check=ok|fail
+#
+# Exits non-zero on any failed assertion.
+#
+# Toolchains (lib.sh, toolchain_table): gcc and clang are the machine's
+# (bookworm: gcc 12 with GNU ld 2.40; clang 14, which only 6.x takes);
+# gcc14 (gcc 14.2, GNU ld 2.44; x86_64, arm64, riscv64 with RVC),
+# clang19 (LLVM=1: clang, ld.lld and the llvm binutils 19; x86_64,
+# arm64) and clang19-lto (clang19 with CONFIG_LTO_CLANG_THIN) build
+# inside the Debian trixie root of kernel/buildroot.sh, made once in the
+# cache (`buildroot.sh ensure`, run once per run that names one): the
+# configuration, the builds, modules_install and the sorttable fix's
+# compile run there, through a ccache of the root's own.  The builds'
+# host programs load the root's libraries by their path in the cache
+# (margs_of: HOSTLDFLAGS), so that the checks run scripts/sorttable and
+# the in-tree linkpass here too; the checks run the root's binutils
+# without chroot (tool_of); the boots, the initramfs and the checks' own
+# linkpass stay on this machine.
 #
 # Environment:
 #   KERNELS                     what to test, entries VERSION[:ARCH][:TC]
 #                               (ARCH x86_64, arm64, riscv64; default
-#                               x86_64; without TC every toolchain of
-#                               LINKPASS_KERNEL_TOOLCHAINS, gcc only for
-#                               riscv64).  Default: what `make test` runs
+#                               x86_64; TC gcc, clang, gcc14, clang19,
+#                               clang19-lto, or without TC every one of
+#                               LINKPASS_KERNEL_TOOLCHAINS that builds
+#                               ARCH: gcc and gcc14 build riscv64 too).
+#                               Default: what `make test` runs
 #                               (mk/kernel.mk)
 #   KERNELS_SORTTABLE_FIX       entries VERSION:ARCH:TC built stock only,
 #                               to reproduce the bug kernel/sorttable-fix
@@ -52,7 +75,15 @@
 #   KERNELS_APPLY_ONLY          versions whose series is only applied
 #                               with git am and verified to carry this
 #                               linkpass, without building
-#   LINKPASS_KERNEL_TOOLCHAINS  "gcc clang" (default) or a subset
+#   LINKPASS_KERNEL_TOOLCHAINS  the toolchains of an entry that names
+#                               none: "gcc clang" (default), or any of
+#                               gcc clang gcc14 clang19 clang19-lto;
+#                               each only on the arches it builds
+#   LINKPASS_KERNEL_KINDS       "stock lp" (default): the pairs; "stock":
+#                               stock builds only, booted and checked on
+#                               their own (no series applied, no tree of
+#                               ours: the series may be in the works),
+#                               each ending with a "kernel-stock:" line
 #   LINKPASS_KERNEL_CACHE       work dir outside the repo (/var/tmp/linkpass-kernel)
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
 #   LINKPASS_KERNEL_ROUNDS      incremental rounds per build (default 3)
@@ -76,6 +107,11 @@ kernels=${KERNELS-7.3:gcc 7.3:arm64:gcc}
 apply_only=${KERNELS_APPLY_ONLY:-}
 fix_only=${KERNELS_SORTTABLE_FIX:-}
 toolchains=${LINKPASS_KERNEL_TOOLCHAINS:-gcc clang}
+kinds=${LINKPASS_KERNEL_KINDS:-stock lp}
+case $kinds in
+"stock lp" | "lp stock" | stock) ;;
+*) echo "test-kernel.sh: LINKPASS_KERNEL_KINDS=$kinds: expected \"stock lp\" or stock" >&2; exit 2 ;;
+esac
 jobs=${LINKPASS_KERNEL_JOBS:-$(nproc)}
 rounds=${LINKPASS_KERNEL_ROUNDS:-3}
 reuse=${LINKPASS_KERNEL_REUSE:-0}
@@ -98,31 +134,16 @@ unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 # shellcheck source=kernel/modcost.sh
 . "$here/modcost.sh"
 
-# The (version, architecture, toolchain) triples, in order.  An entry of
-# KERNELS is VERSION[:ARCH][:TOOLCHAIN]; without a toolchain, every one
-# of LINKPASS_KERNEL_TOOLCHAINS that the architecture is tested with.
-is_arch() { case $1 in x86_64 | arm64 | riscv64) return 0 ;; esac; return 1; }
-arch_tcs() { if [ "$1" = riscv64 ]; then echo gcc; else echo "$toolchains"; fi; }
+# The (version, architecture, toolchain) triples, in order (triples_of);
+# the sorttable fix's stock-only runs are those not also a pair.
+t=$(triples_of KERNELS "$kernels")
 pairs=()
-for k in $kernels; do
-	IFS=: read -r kv ka kt <<<"$k"
-	if [ -n "$ka" ] && ! is_arch "$ka"; then
-		kt=$ka
-		ka=
-	fi
-	ka=${ka:-x86_64}
-	is_arch "$ka" || die "KERNELS: $k: unknown architecture"
-	for t in ${kt:-$(arch_tcs "$ka")}; do
-		pairs+=("$kv:$ka:$t")
-	done
+for k in $t; do
+	pairs+=("$k")
 done
-# The stock-only runs of the sorttable fix: full triples, none a pair.
+t=$(triples_of KERNELS_SORTTABLE_FIX "$fix_only" full)
 fixes=()
-for k in $fix_only; do
-	IFS=: read -r kv ka kt <<<"$k"
-	if ! is_arch "$ka" || [ -z "$kt" ]; then
-		die "KERNELS_SORTTABLE_FIX: $k: expected VERSION:ARCH:TOOLCHAIN"
-	fi
+for k in $t; do
 	case " ${pairs[*]} " in *" $k "*) continue ;; esac
 	fixes+=("$k")
 done
@@ -134,7 +155,14 @@ all_tcs=$(printf '%s\n' "${runs[@]}" | cut -d: -f3 | sort -u | tr '\n' ' ')
 # --- set-up ------------------------------------------------------------------
 
 install_packages "$versions $apply_only" "$all_archs" "$all_tcs"
-setup_ccache
+for t in $all_tcs; do
+	if tc_in_root "$t"; then
+		setup_root
+		break
+	fi
+done
+# shellcheck disable=SC2086  # one argument per toolchain
+setup_ccache $all_tcs
 # A private copy of linkpass, so a rebuild of the repo's tool during the
 # run cannot change the binary between the links of one build.
 mkdir -p "$cache/bin" "$cache/results"
@@ -150,8 +178,13 @@ make -s -C "$repo" build/bench/leastwork
 cp "$repo/build/bench/leastwork" "$cache/bin/leastwork"
 leastwork=$cache/bin/leastwork
 res=$cache/results
+# ours only where a pair builds it: the sorttable fix's runs are stock's
 for v in $versions; do
-	unpack_trees "$v"
+	if [ "$kinds" != stock ] && printf '%s\n' "${pairs[@]}" | grep -q "^$v:"; then
+		unpack_trees "$v"
+	else
+		unpack_stock "$v"
+	fi
 done
 for v in $apply_only; do
 	case " $versions " in *" $v "*) continue ;; esac
@@ -173,6 +206,7 @@ write_facts() {
 		echo "version=$v"
 		echo "arch=$arch"
 		echo "toolchain=$tc"
+		toolchain_facts "$(bdir_of stock)"
 		echo "check=$1"
 		echo "entries=$n_lp"
 		echo "zeroed=$zeroed_lp"
@@ -278,6 +312,8 @@ run_pair() {
 	n_lp=$(boot_kind lp "$lmods") || n_lp=
 
 	check_build_warnings
+	check_pad_geometry stock
+	check_pad_geometry lp
 	check_default_flow
 	check_boots
 	check_filter_functions
@@ -293,7 +329,13 @@ run_pair() {
 	check_sorttable_fix
 
 	postlink_cost 5
-	ko_step_cost 3
+	# the saved .ko commands name the toolchain's linker: a root one's
+	# is the root's (tool_of's programs, run from here)
+	if tc_in_root "$tc"; then
+		PATH=$cache/bin/root:$PATH ko_step_cost 3
+	else
+		ko_step_cost 3
+	fi
 	local p="[$v $arch $tc]"
 	say "$p full build:        stock ${full[stock]} s, ours ${full[lp]} s (ours/stock $(ratio "${full[lp]}" "${full[stock]}"))"
 	say "$p incremental build: stock $incr_stock s, ours $incr_lp s (ours/stock $(ratio "$incr_lp" "$incr_stock")), median of $rounds interleaved rounds ($incr_all) after touching $touch_file"
@@ -310,16 +352,66 @@ run_pair() {
 	total_failures=$((total_failures + failures))
 }
 
+# run_stock: the stock build alone (LINKPASS_KERNEL_KINDS=stock), booted
+# with its modules and checked on its own: it boots without warnings,
+# allocates its table less its zeroed entries, lists its functions,
+# traces with the function and function_graph tracers, loads and unloads
+# its modules; its pads are the ones its config implies; and the
+# sorttable fix is tried as run_pair tries it.
+run_stock() {
+	local full m z b inv
+	failures=0
+	say "===== Linux $v, $arch, $tc ($(profile_of "$v") config), stock only ====="
+	full=$(fresh_build stock)
+	sv=$(vmlinux_of "$(bdir_of stock)")
+	sl=$res/$(pair_id)-stock.boot.log
+	pad=$(pad_opt_of "$(bdir_of stock)")
+	smods=$(stage_modules stock)
+	n_stock=$(boot_kind stock "$smods") || n_stock=
+	b=$sl
+	check "stock kernel boots (ftrace: allocating ${n_stock:-?} entries)" "$(is -n "$n_stock")"
+	check "no ftrace failure or kernel warning in the boot (_stext at $(val "$b" stext))" \
+		"$(! grep -qE 'ftrace (failed|faulted|bug)|Failed on|WARNING:|BUG:|Oops' "$b"; echo $?)"
+	"$lp" dump "$sv" >"$res/$(pair_id)-stock.dump"
+	t_stock=$(wc -l <"$res/$(pair_id)-stock.dump")
+	z=$(grep -c '^0x0000000000000000 ' "$res/$(pair_id)-stock.dump" || true)
+	check "the boot allocates the table less its $z zero entries ($n_stock == $t_stock - $z)" \
+		"$(is "$n_stock" = $((t_stock - z)))"
+	inv=$(grep -c '^LPK-AFF __ftrace_invalid_address' "$b" || true)
+	check "the boot printed available_filter_functions ($(val "$b" available) lines, $inv invalid)" \
+		"$(is "$(val "$b" available)" -gt 0)"
+	# the tracer checks read ol, our boot's log elsewhere: here stock's
+	ol=$b check_tracer
+	check_pad_geometry stock
+	for m in $(modules_of stock); do
+		check "insmod and rmmod $m" \
+			"$(grep -q "^LPK insmod $m ok" "$b" && grep -q "^LPK rmmod ${m//-/_} ok" "$b"; echo $?)"
+	done
+	check "test_module's init ran (hello=$(val "$b" hello))" "$(is "$(val "$b" hello)" = 1)"
+	check_sorttable_fix
+	say "[$v $arch $tc] full build: stock $full s ($(ccache_hits "$res/$(pair_id)-stock.full.log") compiles from ccache)"
+	local result=ok
+	[ "$failures" = 0 ] || result=fail
+	summaries+=("kernel-stock: version=$v arch=$arch toolchain=$tc entries=$n_stock zeroed=$z invalid=$inv trace_lines=$(val "$b" trace_lines) graph_lines=$(val "$b" graph_lines) modules=$(modules_of stock | wc -w) pads=$([ -n "$pad" ] && echo "${pad#*=}" || echo none) sorttable_fix_kept=$fix_kept check=$result")
+	say "[$v $arch $tc] ${summaries[-1]}"
+	total_failures=$((total_failures + failures))
+}
+
 # run_sorttable_fix: the stock build alone, booted, then relinked with
 # kernel/sorttable-fix and booted again (check_sorttable_fix).  Here the
 # bug must reproduce: stock's sorttable zeroes a live function the fix
 # keeps, which stock does not list and the fixed build lists, enables
-# and traces.
+# and traces.  The build is the distro config without x86's call-depth
+# tracking, whose call padding hides the bug (sorttable_fix_off).
 run_sorttable_fix() {
+	local kconfig_off t0 t1
 	failures=0
-	say "===== Linux $v, $arch, $tc: stock and stock with kernel/sorttable-fix ($(profile_of "$v") config; our build of this toolchain runs in make test-kernel-all) ====="
-	has_sorttable_fix || die "$(pair_id): no sorttable fix to reproduce (kernel/sorttable-fix/$v, 6.12's zeroing, x86_64)"
+	stamp t0
+	kconfig_off=$(sorttable_fix_off)
+	say "===== Linux $v, $arch, $tc: stock and stock with kernel/sorttable-fix ($(profile_of "$v") config${kconfig_off:+ without $kconfig_off}) ====="
+	has_sorttable_fix || die "$(pair_id): no sorttable fix to reproduce (sorttable_fix_patch: kernel/fixes/$v or kernel/sorttable-fix/$v; a kernel that zeroes with nm -S + sorttable -s; x86_64)"
 	fresh_build stock >/dev/null
+	note "call padding: $(grep -q '^CONFIG_CALL_PADDING=y' "$(bdir_of stock)/.config" && echo "CONFIG_CALL_PADDING=y" || echo none)"
 	sl=$res/$(pair_id)-stock.boot.log
 	n_stock=$(boot_kind stock "") || n_stock=
 	check "stock kernel boots (ftrace: allocating ${n_stock:-?} entries)" "$(is -n "$n_stock")"
@@ -330,13 +422,19 @@ run_sorttable_fix() {
 	local result=ok
 	[ "$failures" = 0 ] || result=fail
 	summaries+=("sorttable-fix: version=$v arch=$arch toolchain=$tc kept=$fix_kept function=${fix_name:-none} trace_lines=${fix_traced:-0} check=$result")
+	stamp t1
+	say "[$v $arch $tc] the reproducer took $(secs "$t0" "$t1") s (build, boots, relink)"
 	say "[$v $arch $tc] ${summaries[-1]}"
 	total_failures=$((total_failures + failures))
 }
 
 for p in "${pairs[@]}"; do
 	IFS=: read -r v arch tc <<<"$p"
-	run_pair
+	if [ "$kinds" = stock ]; then
+		run_stock
+	else
+		run_pair
+	fi
 done
 for p in "${fixes[@]}"; do
 	IFS=: read -r v arch tc <<<"$p"
