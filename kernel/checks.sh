@@ -105,8 +105,21 @@ check_tracer() {
 # Our vmlinux: check exact, no zeroed entry, and upstream's zeroing step
 # (nm -S + sorttable -s) finds nothing to zero or move in it.
 check_our_table() {
-	local c=0 tmp=$res/$(pair_id)-lp.sorttable
-	"$lp" check $pad $sites "$ov" >"$res/$(pair_id)-lp.check" 2>&1 || c=$?
+	local c=0 tmp=$res/$(pair_id)-lp.sorttable last
+	if [ -z "$pad" ]; then
+		"$lp" check $pad $sites "$ov" >"$res/$(pair_id)-lp.check" 2>&1 || c=$?
+	else
+		# vmlinux has no list of the compiler's pads (the series reads
+		# them from vmlinux.o), and holds the link-time states: audit
+		# the pads' bytes in the last kallsyms link, whose code and
+		# table vmlinux has, and check vmlinux with the build's tool
+		last=$(last_kallsyms_link "$(bdir_of lp)")
+		"$lp" check --byte-audit $pad --max-list=0 "$last" >"$res/$(pair_id)-lp.check" 2>&1 || c=$?
+		check "our table is the last kallsyms link's ($(basename "$last")), which the byte audit reads" \
+			"$(cmp -s <("$lp" dump "$ov") <("$lp" dump "$last"); echo $?)"
+		check "the build's own linkpass --check passes on our vmlinux (its states written)" \
+			"$(ktool --check $(kpad "$(bdir_of lp)") "$ov" >/dev/null 2>&1; echo $?)"
+	fi
 	zeroed_lp=$(zeroed_in "$res/$(pair_id)-lp.check")
 	check "linkpass check on our vmlinux: $(tail -n 1 "$res/$(pair_id)-lp.check")" "$c"
 	check "our table has no zeroed entry ($zeroed_lp)" "$(is "$zeroed_lp" = 0)"
@@ -226,8 +239,8 @@ check_byte_audit() {
 	for kind in lp stock; do
 		img=$ov
 		[ "$kind" = stock ] && img=$sv
-		if [ "$kind" = stock ] && [ -n "$pad" ]; then
-			note "(stock's check above is the byte-level audit: nothing to compare it with)"
+		if [ -n "$pad" ]; then
+			note "($kind's check above is the byte-level audit: nothing to compare it with)"
 			continue
 		fi
 		want=$(tail -n 1 "$res/$(pair_id)-$kind.check" | sed "s|$img|IMAGE|")
@@ -283,6 +296,20 @@ stock_ko_check() {
 	case $out in *", 0 dropped)"|"") return 0 ;; *) return 1 ;; esac
 }
 
+# our_ko_check KO: linkpass check on one of our modules.  With pads the
+# relink that added its table dropped the compiler's list, and the
+# module holds the link-time states: the build's own tool checks it
+# (it did before it wrote them, and does again, states and all).
+our_ko_check() {
+	if [ -z "$pad" ]; then
+		"$lp" check $sites "$1"
+	elif ktool --check $(kpad "$(bdir_of lp)") "$1"; then
+		echo "check: $1: ok (scripts/linkpass --check $(kpad "$(bdir_of lp)"))"
+	else
+		return 1
+	fi
+}
+
 # Modules: tables, signatures, and what the boots printed about them.
 check_modules() {
 	local kind b f m name e_s e_l c
@@ -296,7 +323,7 @@ check_modules() {
 		module_entries=$((module_entries + e_l))
 		stock_module_entries=$((stock_module_entries + e_s))
 		c=0
-		"$lp" check $pad $sites "$lmods/$m.ko" >"$res/$(pair_id)-lp.$m.check" 2>&1 || c=$?
+		our_ko_check "$lmods/$m.ko" >"$res/$(pair_id)-lp.$m.check" 2>&1 || c=$?
 		check "module $m (installed, signed $(ko_signed "$lmods/$m.ko" && echo yes || echo no)): $e_l entries ours, $e_s stock; $(tail -n 1 "$res/$(pair_id)-lp.$m.check" | sed 's|.*: ok:|ok:|')" \
 			"$([ "$c" = 0 ] && ko_signed "$lmods/$m.ko"; echo $?)"
 		c=0
@@ -344,7 +371,7 @@ check_built_modules() {
 	while IFS= read -r ko; do
 		ko_files=$((ko_files + 1))
 		c=0
-		"$lp" check $pad $sites "$lb/$ko" >>"$res/$(pair_id)-lp.modules.check" 2>&1 || c=$?
+		our_ko_check "$lb/$ko" >>"$res/$(pair_id)-lp.modules.check" 2>&1 || c=$?
 		if [ "$c" = 0 ]; then
 			built_modules=$((built_modules + 1))
 		elif [ "$bad" -lt 5 ]; then
@@ -378,9 +405,14 @@ check_boot_conversion() {
 	done
 	check "the boot log has ftrace_update_code's line for vmlinux (stock and ours)" \
 		"$([ -n "$(val "$sl" boot_records)" ] && [ -n "$(val "$ol" boot_records)" ]; echo $?)"
-	if has_link_nops "$(bdir_of lp)"; then
-		check "ours converts no site at boot or module load: the NOPs were written at link time ($(val "$ol" boot_converted) + $(val "$ol" mod_converted))" \
+	if has_link_nops "$(bdir_of lp)" ||
+	   { has_link_init "$(bdir_of lp)" && [ "$arch" = arm64 ]; }; then
+		check "ours converts no site at boot or module load: their state was written at link time ($(val "$ol" boot_converted) + $(val "$ol" mod_converted))" \
 			"$([ "$(val "$ol" boot_converted)" = 0 ] && [ "$(val "$ol" mod_converted)" = 0 ]; echo $?)"
+	elif has_link_init "$(bdir_of lp)"; then
+		# riscv: a module's distance to ftrace_caller is known at load
+		check "ours converts no site of vmlinux at boot: their state was written at link time ($(val "$ol" boot_converted); modules at load: $(val "$ol" mod_converted))" \
+			"$(is "$(val "$ol" boot_converted)" = 0)"
 	fi
 }
 

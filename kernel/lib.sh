@@ -186,6 +186,21 @@ has_link_nops() {
 		{ grep -q '^CONFIG_HAVE_FTRACE_MCOUNT_LINKPASS_NOP=y' "$1/.config" &&
 		  grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$1/.config"; }
 }
+# Does build directory B write at link time the state ftrace_init_nop()
+# leaves each site in (7.x arm64 and riscv: HAVE_FTRACE_MCOUNT_LINKPASS_INIT,
+# with the series on)?
+has_link_init() {
+	grep -q '^CONFIG_HAVE_FTRACE_MCOUNT_LINKPASS_INIT=y' "$1/.config" &&
+		grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$1/.config"
+}
+# The last kallsyms link of build directory B (.tmp_vmlinuxN): the code
+# and table of vmlinux before the link-time states were written.
+last_kallsyms_link() { find "$1" -maxdepth 1 -name '.tmp_vmlinux[0-9]' | sort | tail -n 1; }
+# kpad B: build directory B's pad geometry as the in-tree tool takes it.
+kpad() { local p; p=$(pad_opt_of "$1"); echo "${p/--patchable-entries=/--patchable=}"; }
+# ktool ARGS: the in-tree tool our build made (scripts/linkpass/linkpass),
+# in the pair's toolchain's environment (a root toolchain's runs there).
+ktool() { on_tc "$(bdir_of lp)/scripts/linkpass/linkpass" "$@"; }
 # Does stock V zero dead mcount entries after the link (nm -S +
 # sorttable -s, Linux 6.15, backported to 6.12.y and 6.6.y)?
 has_zeroing() { grep -q 'sorttable -s' "$cache/src/linux-source-$1/scripts/link-vmlinux.sh"; }
@@ -763,114 +778,75 @@ stock_with_sorttable_fix() {
 	echo "$sf"
 }
 
-# postlink_cost REPS: the post-link mcount work of each build, run
-# again on the images the build left, REPS times interleaved (in the
-# build directory: 6.1's sorttable reads System.map there); sets
-# pl_stock_ms / pl_lp_ms (medians) and their parts.
-#   stock: nm -S vmlinux + sorttable -s (zeroes dead entries, sorts);
-#          before 6.12.y only sorttable
-#   ours:  linkpass scan of each image the build scanned + sorttable (no -s)
-#          + linkpass check vmlinux (+ linkpass nop where the build
-#          writes the NOPs at link time), each by the build's own
-#          scripts/linkpass/linkpass: the in-tree tool the series adds,
-#          what a kernel build runs (not the full tool of this repository)
-#   (7.x: on vmlinux.unstripped, which link-vmlinux.sh makes and the
-#   post-link steps work on)
-#   least: bench/leastwork -c on the same images and -c -t on vmlinux, in
-#          the same rounds: the least work that keeps the same entries
-#          (docs/benchmarks.md); pl_least_diff counts the entries of our
-#          vmlinux table it does not find in place (0 when it agrees).
-#          Mcount calls only: with patchable entries it is not run.
+# postlink_cost REPS: the post-link mcount step of stock and ours, timed
+# REPS times by kernel/postlink-time.sh in the pair's toolchain's
+# environment, on the images the builds left: stock's "nm -S" and
+# "sorttable -s"; ours, the build's own scripts/linkpass on each kallsyms
+# link, the assembly of each table, sorttable, and "linkpass --check"
+# with the link-time states written for real on a fresh copy of the last
+# kallsyms link.  Sets the pl_* figures (milliseconds, medians), and the
+# least work of bench/leastwork (x86: calls) as a yardstick.
 postlink_cost() {
-	local reps=$1 sb lb nm r t0 t1 t2 t3 img tmp pad nops klp
-	local -a snm=() sst=() lsc=() lst=() lck=() st=() lt=() lw=() lwc=()
-	local least_failed=0
+	local reps=$1 sb lb nm cc pad lists= r t0 t1 t2 img least_failed=0 out
+	local -a lw=() lwc=()
 	sb=$(bdir_of stock)
 	lb=$(bdir_of lp)
-	klp=$lb/scripts/linkpass/linkpass
-	[ -x "$klp" ] || die "$lb: no scripts/linkpass/linkpass: the build did not make the in-tree tool"
+	[ -x "$lb/scripts/linkpass/linkpass" ] ||
+		die "$lb: no scripts/linkpass/linkpass: the build did not make the in-tree tool"
 	nm=$(tool_of "$arch" "$tc" nm)
 	pad=$(pad_opt_of "$lb")
-	nops=0
-	! has_link_nops "$lb" || nops=1
-	tmp=$res/postlink.$(pair_id)
-	mkdir -p "$tmp"
-	local zeroing=0
-	has_zeroing "$v" && zeroing=1
+	pad=${pad/--patchable-entries=/--patchable=}
+	[ -z "$pad" ] || lists=--lists=vmlinux.o
+	# the table's assembler: the build's compiler for its target
+	if tc_is_llvm "$tc"; then
+		cc="clang --target=$(cross_of "$arch" | sed 's/-$//;s/^$/x86_64-linux-gnu/')"
+	else
+		cc="$(cross_of "$arch")gcc"
+	fi
+	cp "$here/postlink-time.sh" "$cache/bin/postlink-time.sh"
+	out=$(on_tc "$cache/bin/postlink-time.sh" stock "$sb" "$reps" "$cc" "$nm") ||
+		die "$(pair_id): timing stock's post-link step failed"
+	pl_stock_nm=$(sed -n 's/^nm=//p' <<<"$out")
+	pl_stock_sort=$(sed -n 's/^sort=//p' <<<"$out")
+	pl_stock_ms=$(sum "$pl_stock_nm" "$pl_stock_sort")
+	# shellcheck disable=SC2086  # no pads: no flag
+	out=$(on_tc "$cache/bin/postlink-time.sh" lp "$lb" "$reps" "$cc" "$nm" $pad $lists) ||
+		die "$(pair_id): timing our post-link step failed"
+	pl_scans=$(sed -n 's/^scans=//p' <<<"$out")
+	pl_lp_scans=$(sed -n 's/^scan=//p' <<<"$out")
+	pl_lp_as=$(sed -n 's/^as=//p' <<<"$out")
+	pl_lp_sort=$(sed -n 's/^sort=//p' <<<"$out")
+	pl_lp_check=$(sed -n 's/^check=//p' <<<"$out")
+	pl_lp_ms=$(sum "$(sum "$pl_lp_scans" "$pl_lp_as")" "$(sum "$pl_lp_sort" "$pl_lp_check")")
+	# the totals the two lines compare: our steps but sorttable
+	pl_lp_scans_check=$(sum "$(sum "$pl_lp_scans" "$pl_lp_as")" "$pl_lp_check")
+	pl_least_ms=
+	[ -z "$pad" ] || return 0
+	# a yardstick, not an assertion: a failure is reported, not fatal
 	for r in $(seq "$reps"); do
-		cp "$(vmlinux_of "$sb")" "$tmp/stock.vmlinux"
 		stamp t0
-		if [ "$zeroing" = 1 ]; then
-			"$nm" -S "$tmp/stock.vmlinux" >"$tmp/nm-sort"
-			stamp t1
-			(cd "$sb" && scripts/sorttable -s "$tmp/nm-sort" "$tmp/stock.vmlinux")
-		else
-			stamp t1
-			(cd "$sb" && scripts/sorttable "$tmp/stock.vmlinux")
-		fi
-		stamp t2
-		snm+=("$(ms "$t0" "$t1")")
-		sst+=("$(ms "$t1" "$t2")")
-		st+=("$(ms "$t0" "$t2")")
-
-		cp "$(vmlinux_of "$lb")" "$tmp/lp.vmlinux"
-		stamp t0
-		# the images the build scanned: each left IMAGE.mcount.o
-		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
-			"$klp" scan $pad "${img%.mcount.o}" -o "$tmp/table.o"
+		for img in $(find "$lb" -maxdepth 1 -name '.tmp_vmlinux[0-9]' | sort); do
+			"$leastwork" -c "$img" "$res/least.o" >/dev/null || least_failed=1
 		done
 		stamp t1
-		(cd "$lb" && scripts/sorttable "$tmp/lp.vmlinux")
-		stamp t2
-		"$klp" check $pad "$tmp/lp.vmlinux" >/dev/null
-		# with link-time NOPs the build also runs "linkpass nop" (on
-		# this copy, NOP'd already, it checks every site again)
-		[ "$nops" = 0 ] || "$klp" nop "$tmp/lp.vmlinux"
-		stamp t3
-		lsc+=("$(ms "$t0" "$t1")")
-		lst+=("$(ms "$t1" "$t2")")
-		lck+=("$(ms "$t2" "$t3")")
-		lt+=("$(ms "$t0" "$t3")")
-
-		# a yardstick, not an assertion: a failure is reported, not fatal
-		[ -z "$pad" ] || continue
-		stamp t0
-		for img in "$lb"/.tmp_vmlinux*.mcount.o; do
-			"$leastwork" -c "${img%.mcount.o}" "$tmp/least.o" >/dev/null ||
-				least_failed=1
-		done
-		stamp t1
-		pl_least_diff=$("$leastwork" -c -t "$tmp/lp.vmlinux" | awk '{ print $3 }') ||
+		pl_least_diff=$("$leastwork" -c -t "$(vmlinux_of "$lb")" | awk '{ print $3 }') ||
 			least_failed=1
 		stamp t2
 		lw+=("$(ms "$t0" "$t1")")
 		lwc+=("$(ms "$t1" "$t2")")
 	done
-	pl_scans=$(find "$lb" -maxdepth 1 -name '.tmp_vmlinux*.mcount.o' | wc -l)
-	pl_stock_ms=$(median "${st[@]}")
-	pl_stock_nm=$(median "${snm[@]}")
-	pl_stock_sort=$(median "${sst[@]}")
-	pl_lp_ms=$(median "${lt[@]}")
-	pl_lp_scans=$(median "${lsc[@]}")
-	pl_lp_sort=$(median "${lst[@]}")
-	pl_lp_check=$(median "${lck[@]}")
-	# the totals the two lines compare: scans + check, each way
-	pl_lp_scans_check=$(sum "$pl_lp_scans" "$pl_lp_check")
-	pl_least_ms=
-	if [ -z "$pad" ]; then
-		pl_least_scans=$(median "${lw[@]}")
-		pl_least_check=$(median "${lwc[@]}")
-		pl_least_ms=$(sum "$pl_least_scans" "$pl_least_check")
-		[ "$least_failed" = 0 ] || pl_least_diff="unknown (leastwork failed: see the output above)"
-	fi
-	rm -rf "$tmp"
+	rm -f "$res/least.o"
+	pl_least_scans=$(median "${lw[@]}")
+	pl_least_check=$(median "${lwc[@]}")
+	pl_least_ms=$(sum "$pl_least_scans" "$pl_least_check")
+	[ "$least_failed" = 0 ] || pl_least_diff="unknown (leastwork failed: see the output above)"
 }
 
 # postlink_say P: postlink_cost's figures, in the lines the test prints
 # (P: the pair's "[V ARCH TC]").
 postlink_say() {
 	local p=$1
-	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + sorttable + check $pl_lp_ms ms ($pl_lp_scans + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), scans + check / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
+	say "$p post-link mcount step, median of 5: stock $(has_zeroing "$v" && echo "nm -S + sorttable -s" || echo sorttable) $pl_stock_ms ms ($pl_stock_nm + $pl_stock_sort); ours $pl_scans scans + their assembly + sorttable + check and link-time states $pl_lp_ms ms ($pl_lp_scans + $pl_lp_as + $pl_lp_sort + $pl_lp_check); ours/stock $(ratio "$pl_lp_ms" "$pl_stock_ms"), ours but sorttable / stock $(ratio "$pl_lp_scans_check" "$pl_stock_ms")"
 	if [ -n "$pl_least_ms" ]; then
 		say "$p least work (bench/leastwork -c), same rounds: $pl_scans scans + check $pl_least_ms ms ($pl_least_scans + $pl_least_check), / stock $(ratio "$pl_least_ms" "$pl_stock_ms"); ours / least work $(ratio "$pl_lp_scans_check" "$pl_least_ms"); entries of our table it does not find: $pl_least_diff"
 	fi
@@ -882,6 +858,8 @@ postlink_say() {
 postlink_facts() {
 	echo "pl_stock_ms=$pl_stock_ms"
 	echo "pl_tool=in-tree"
+	echo "pl_lp_as=$pl_lp_as"
+	echo "pl_lp_nopwrite=1"
 	echo "pl_lp_scans_check=$pl_lp_scans_check"
 	echo "pl_least_ms=$pl_least_ms"
 }

@@ -6,59 +6,80 @@
 # module links themselves.  Sourced by kernel/test-kernel.sh.
 #
 # Our .ko rule (scripts/Makefile.modfinal of the series) is the stock
-# "ld -r" of the module, then "linkpass obj --check" (the table and its
-# check) with "--nop" where the NOPs are written at link time (the 6.x
-# series: "linkpass obj", "check" and "nop", three processes).  Kbuild saves that
-# command line in .MODULE.ko.cmd; ko_step_cost replays it for every
-# module of our build, into a scratch directory: all the ld -r links,
-# then all the linkpass steps on what they wrote, ROUNDS times
-# interleaved, and takes the median of each sum.  Stock's 7.x .ko rule
-# is the ld -r alone (its table comes from the compiler).  On 6.1 the
-# rule ends with the architecture's module postlink, which stock runs
-# too: there it is counted in ours.
+# "ld -r" of the module, then its "MCOUNT [M]" step: scripts/linkpass
+# writes the table as assembler, $(CC) assembles it, "ld -r" links it
+# first into a relink of the .ko, and "linkpass --check" checks the result
+# and writes the link-time states (the 6.x series: "linkpass obj", "check"
+# and "nop", in the saved command).  Kbuild saves the link's command in
+# .MODULE.ko.cmd; ko_step_cost replays it for every module of our build,
+# into a scratch directory, then our step on what it wrote, made from the
+# same pieces (the relink: the saved link's linker and flags), ROUNDS
+# times interleaved, and takes the median of each sum.  Stock's 7.x .ko
+# rule is the ld -r alone.
 #
 # Sets ko_count (modules replayed), ko_ld_ms (their links, summed) and
 # ko_lp_ms (our steps, summed).
 
 # ko_scripts DIR [BUILD_DIR]: write DIR/ld.sh (every module's ld -r,
-# writing DIR/N.ko) and DIR/lp.sh (our steps on DIR/N.ko) from the saved
+# writing DIR/N.ko) and DIR/lp.sh (our step on DIR/N.ko) from the saved
 # commands of our build (or of BUILD_DIR), to run in that build's
 # directory; prints the number of modules.
 ko_scripts() {
-	local dir=$1 b=${2:-} n=0 ko cmd ldpart lppart
+	local dir=$1 b=${2:-} n=0 ko cmd ldpart lppart kp nop= relink cc
 	[ -n "$b" ] || b=$(bdir_of lp)
+	kp=$(kpad "$b")
+	! has_link_nops "$b" && ! has_link_init "$b" || nop=--nop
+	relink=$(readlink -f "$b/source")/scripts/linkpass/relink.lds
+	if tc_is_llvm "$tc"; then
+		cc="clang --target=$(cross_of "$arch" | sed 's/-$//;s/^$/x86_64-linux-gnu/')"
+	else
+		cc="$(cross_of "$arch")gcc"
+	fi
 	: >"$dir/ld.sh"
 	: >"$dir/lp.sh"
 	while IFS= read -r ko; do
 		cmd=$(sed -n "s|^savedcmd_$ko := ||p" "$b/$(dirname "$ko")/.$(basename "$ko").cmd")
 		[ -n "$cmd" ] || die "$b: $ko: no saved command in its .cmd file"
 		n=$((n + 1))
-		# the link ends at the first ';', the steps follow it
 		ldpart=${cmd%%;*}
-		lppart=${cmd#*;}
-		[ "$lppart" != "$cmd" ] ||
-			die "$b: $ko: its saved command has no linkpass step"
 		echo "${ldpart//$ko/$dir/$n.ko}" >>"$dir/ld.sh"
-		echo "${lppart//$ko/$dir/$n.ko}" >>"$dir/lp.sh"
+		if [ -e "$b/scripts/linkpass/linkpass" ]; then
+			# 7.x: the MCOUNT [M] step, which Kbuild does not save
+			lppart="scripts/linkpass/linkpass $kp $dir/$n.ko >$dir/$n.s &&"
+			lppart+=" $cc -c -o $dir/$n.mo $dir/$n.s &&"
+			lppart+=" $(sed "s| -T [^ ]*module.lds -o .*| -T $relink -o $dir/$n.tmp $dir/$n.mo $dir/$n.ko|" <<<"$ldpart") &&"
+			lppart+=" mv $dir/$n.tmp $dir/$n.ko &&"
+			lppart+=" scripts/linkpass/linkpass --check $nop $kp $dir/$n.ko"
+		else
+			lppart=${cmd#*;}
+			[ "$lppart" != "$cmd" ] ||
+				die "$b: $ko: its saved command has no linkpass step"
+			lppart=${lppart//$ko/$dir/$n.ko}
+		fi
+		echo "$lppart" >>"$dir/lp.sh"
 	done < <(built_kos "$b")
 	echo "$n"
 }
 
+# in_build SCRIPT: run SCRIPT in our build's directory, in the
+# toolchain's environment; prints its milliseconds, timed inside that
+# environment (a root toolchain's chroot costs nothing of it).
+in_build() {
+	on_tc sh -ec 'cd "$1"; s=$(date +%s%N); . "$2" >/dev/null; e=$(date +%s%N)
+		echo $(((e - s) / 1000)) | awk "{ printf \"%.1f\", \$1 / 1000 }"' \
+		sh "$(bdir_of lp)" "$1"
+}
+
 ko_step_cost() {
-	local reps=$1 dir r t0 t1 t2
+	local reps=$1 dir r
 	local -a ld=() st=()
 	dir=$res/kocost.$(pair_id)
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	ko_count=$(ko_scripts "$dir")
 	for r in $(seq "$reps"); do
-		stamp t0
-		(cd "$(bdir_of lp)" && sh -e "$dir/ld.sh")
-		stamp t1
-		(cd "$(bdir_of lp)" && sh -e "$dir/lp.sh")
-		stamp t2
-		ld+=("$(ms "$t0" "$t1")")
-		st+=("$(ms "$t1" "$t2")")
+		ld+=("$(in_build "$dir/ld.sh")")
+		st+=("$(in_build "$dir/lp.sh")")
 	done
 	ko_ld_ms=$(median "${ld[@]}")
 	ko_lp_ms=$(median "${st[@]}")
