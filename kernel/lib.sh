@@ -193,9 +193,6 @@ has_link_init() {
 	grep -q '^CONFIG_HAVE_FTRACE_MCOUNT_LINKPASS_INIT=y' "$1/.config" &&
 		grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$1/.config"
 }
-# The last kallsyms link of build directory B (.tmp_vmlinuxN): the code
-# and table of vmlinux before the link-time states were written.
-last_kallsyms_link() { find "$1" -maxdepth 1 -name '.tmp_vmlinux[0-9]' | sort | tail -n 1; }
 # kpad B: build directory B's pad geometry as the in-tree tool takes it.
 kpad() { local p; p=$(pad_opt_of "$1"); echo "${p/--patchable-entries=/--patchable=}"; }
 # ktool ARGS: the in-tree tool our build made (scripts/linkpass/linkpass),
@@ -783,8 +780,8 @@ stock_with_sorttable_fix() {
 # environment, on the images the builds left: stock's "nm -S" and
 # "sorttable -s"; ours, the build's own scripts/linkpass on each kallsyms
 # link, the assembly of each table, sorttable, and "linkpass --check"
-# with the link-time states written for real on a fresh copy of the last
-# kallsyms link.  Sets the pl_* figures (milliseconds, medians), and the
+# with the link-time states written for real on a fresh copy of the
+# final link as it was before the build wrote them (kernel/prewrite.sh).  Sets the pl_* figures (milliseconds, medians), and the
 # least work of bench/leastwork (x86: calls) as a yardstick.
 postlink_cost() {
 	local reps=$1 sb lb nm cc pad lists= r t0 t1 t2 img least_failed=0 out
@@ -803,7 +800,7 @@ postlink_cost() {
 	else
 		cc="$(cross_of "$arch")gcc"
 	fi
-	cp "$here/postlink-time.sh" "$cache/bin/postlink-time.sh"
+	cp "$here/postlink-time.sh" "$here/prewrite.sh" "$cache/bin/"
 	out=$(on_tc "$cache/bin/postlink-time.sh" stock "$sb" "$reps" "$cc" "$nm") ||
 		die "$(pair_id): timing stock's post-link step failed"
 	pl_stock_nm=$(sed -n 's/^nm=//p' <<<"$out")

@@ -14,9 +14,10 @@
 #               (.tmp_vmlinuxN), as.s= the table assembled with CC each
 #               time, sort= plain sorttable, check= "linkpass --check"
 #               with "--nop" where the build writes the sites' state at
-#               link time, on a fresh copy of the last kallsyms link,
-#               which holds the sites as compiled: the real, in-place
-#               write, not a re-check of a written image
+#               link time, on a fresh copy of vmlinux as its final link
+#               made it (kernel/prewrite.sh, beside this script): the
+#               real, in-place write, not a re-check of a written image;
+#               the result must be the build's vmlinux, byte for byte
 #
 # The copies are made before each timed step, never timed.  Runs in the
 # build's own environment (kernel/lib.sh runs it inside the build root
@@ -75,6 +76,7 @@ declare -a check_flags=()
 for f in "$@"; do
 	case $f in --lists=*) ;; *) check_flags+=("$f") ;; esac
 done
+"$(dirname "$0")/prewrite.sh" . "$tmp/pre"
 for _ in $(seq "$reps"); do
 	t0=$(now)
 	for img in "${links[@]}"; do
@@ -89,10 +91,12 @@ for _ in $(seq "$reps"); do
 	t3=$(now)
 	scripts/sorttable "$tmp/v"
 	t4=$(now)
-	cp "${links[-1]}" "$tmp/last"
+	cp "$tmp/pre" "$tmp/last"
 	t5=$(now)
 	"$lp" --check $nop "${check_flags[@]}" "$tmp/last"
 	t6=$(now)
+	cmp -s "$tmp/last" vmlinux.unstripped ||
+		die "$b: the check${nop:+ and its writes} on the final link did not give the build's vmlinux.unstripped"
 	t_scan+=("$(ms "$t0" "$t1")")
 	t_as+=("$(ms "$t1" "$t2")")
 	t_sort+=("$(ms "$t3" "$t4")")
