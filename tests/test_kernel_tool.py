@@ -323,14 +323,20 @@ def patch_new_files(patch):
     return files
 
 
-def test_the_series_carries_the_tool_as_it_is():
-    """kernel/linkpass/ is the source of truth: the 7.3 series adds it
-    as scripts/linkpass/ byte for byte, nothing more, nothing less."""
-    series = sorted((REPO / "kernel" / "series" / "7.3").glob("0*.patch"))
-    added = {}
+@pytest.mark.parametrize("version", ["7.3", "6.12", "6.1"])
+def test_the_series_carries_the_tool_as_it_is(version):
+    """kernel/linkpass/ is the source of truth: each series (7.3 and its
+    backports) adds it as scripts/linkpass/ byte for byte, in one patch,
+    nothing more, nothing less."""
+    series = sorted((REPO / "kernel" / "series" / version).glob("0*.patch"))
+    added, carriers = {}, []
     for p in series:
-        added.update({k: v for k, v in patch_new_files(p).items()
-                      if k.startswith("scripts/linkpass/")})
+        tool = {k: v for k, v in patch_new_files(p).items()
+                if k.startswith("scripts/linkpass/")}
+        if tool:
+            carriers.append(p.name)
+        added.update(tool)
+    assert len(carriers) == 1, carriers
     tracked = run(["git", "-C", TOOL, "ls-files", "."]).stdout.split()
     assert sorted(added) == sorted(f"scripts/linkpass/{f}" for f in tracked)
     for f in tracked:
