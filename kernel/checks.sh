@@ -44,6 +44,18 @@ check_default_flow() {
 	done
 	check "ours keeps vmlinux's relocation sections as stock's: $(tr '\n' ' ' <"$res/$(pair_id)-lp.relsecs")(stock: $(tr '\n' ' ' <"$res/$(pair_id)-stock.relsecs"))" \
 		"$(cmp -s "$res/$(pair_id)-stock.relsecs" "$res/$(pair_id)-lp.relsecs"; echo $?)"
+	# the series reads the compiler's lists from vmlinux.o and each
+	# module's own: none is left in what it ships
+	if [ -n "$pad" ]; then
+		local f left=
+		for f in "$ov" "$(bdir_of lp)/vmlinux" "$lmods"/*.ko; do
+			[ -e "$f" ] || continue
+			! readelf -SW "$f" | grep -q ' __patchable_function_entries ' ||
+				left="$left $(basename "$f")"
+		done
+		check "no __patchable_function_entries in our vmlinux.unstripped, vmlinux or installed modules (readelf -S)${left:+: left in$left}" \
+			"$(is -z "$left")"
+	fi
 	note "size of the linked image: stock $(stat -c %s "$sv") bytes, ours $(stat -c %s "$ov") ($(basename "$ov")); vmlinux: stock $(stat -c %s "$(bdir_of stock)/vmlinux"), ours $(stat -c %s "$(bdir_of lp)/vmlinux")"
 }
 
