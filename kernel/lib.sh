@@ -275,7 +275,7 @@ llvm-nm llvm-objcopy llvm-readelf ld.lld"
 # Install the Debian packages missing for VERSIONS, ARCHS (as pairs
 # name them) and TOOLCHAINS.
 install_packages() {
-	local versions=$1 archs=$2 toolchains=$3 v a
+	local versions=$1 archs=$2 toolchains=$3 v a t
 	local -a need=()
 	want() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
 	want cpio cpio
@@ -320,7 +320,14 @@ install_packages() {
 			;;
 		esac
 	done
-	# (the root's toolchains are in the root: kernel/buildroot.sh)
+	# (the root's toolchains are in the root, which debootstrap makes:
+	# kernel/buildroot.sh)
+	for t in $toolchains; do
+		if tc_in_root "$t"; then
+			want debootstrap debootstrap
+			break
+		fi
+	done
 	case " $toolchains " in
 	*" clang "*)
 		want clang clang

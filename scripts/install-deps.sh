@@ -17,7 +17,7 @@ set -euo pipefail
 # compilers, libcs and qemu-user (test_arch.py).  The kernel test
 # (kernel/test-kernel.sh) installs what it needs itself.
 declare -A groups=(
-	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev shellcheck linux-source-6.1 linux-source-6.12 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-user"
+	[base]="gcc make binutils libelf-dev zlib1g-dev clang lld llvm python3-pytest valgrind libclang-rt-14-dev shellcheck musl-tools linux-source-6.1 linux-source-6.12 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-user"
 	[kernel]="linux-source-6.1 linux-source-6.12 qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio bc flex bison libssl-dev xz-utils ccache libc6-dev-arm64-cross libc6-dev-riscv64-cross"
 	[bench]="time valgrind linux-source-6.1 uftrace dpkg-dev tcl"
 )
