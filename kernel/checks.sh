@@ -554,7 +554,7 @@ check_build_warnings() {
 	new=$(LC_ALL=C comm -13 <(build_warnings stock) <(build_warnings lp))
 	check "our build adds no warning to stock's ($(grep -c . <<<"$new") new${new:+: $(head -n 1 <<<"$new")})" \
 		"$(is -z "$new")"
-	# Kbuild's quiet lines only (MCOUNT, MCNOP, MCHECK): a table that
+	# Kbuild's quiet lines only (MCOUNT, AS, MCHECK): a table that
 	# passes its check prints no report
 	said=$(grep -E '^(check|linkpass): ' "$res/$(pair_id)-lp.full.log" || true)
 	check "our build prints no linkpass report when the tables are exact ($(grep -c . <<<"$said") lines${said:+: $(head -n 1 <<<"$said")})" \

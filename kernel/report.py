@@ -224,8 +224,12 @@ def tables(pairs):
     parts.append("**The post-link step** (milliseconds, median of 5 "
                  "interleaved rounds on the images the builds left): "
                  "stock's `nm -S` + `sorttable -s` (6.1: `sorttable`) "
-                 "against our scans of the images the build scanned and "
-                 "`linkpass check vmlinux`, by " + tool + "; the least "
+                 "against ours: the scan of each kallsyms link, the "
+                 "assembly of each table by the build's compiler, and "
+                 "`linkpass --check` with the real in-place write of the "
+                 "link-time states, on a fresh copy of the final link as "
+                 "it was before the build wrote them (kernel/prewrite.sh), "
+                 "by " + tool + "; the least "
                  "work that keeps the same entries (`bench/leastwork`, "
                  "mcount calls only).")
     rows = [[name(p) + mark[id(p)], num(g(p, "pl_stock_ms"), "{:.1f}"),
@@ -233,7 +237,7 @@ def tables(pairs):
              ratio(g(p, "pl_lp_scans_check"), g(p, "pl_stock_ms")),
              num(g(p, "pl_least_ms"), "{:.1f}"),
              ratio(g(p, "pl_lp_scans_check"), g(p, "pl_least_ms"))] for p in pairs]
-    parts.append(table(["pair", "stock", "ours: scans + check", "ours / stock",
+    parts.append(table(["pair", "stock", "ours: scans + as + check", "ours / stock",
                         "least work", "ours / least work"], rows))
 
     parts.append("**Sizes** (MiB): the linked image the checks read "
@@ -256,9 +260,11 @@ def tables(pairs):
                  "the sites of all of them, and the per-module step: the "
                  "saved `.ko` commands of our build replayed (median of 3), "
                  "the `ld -r` links summed against our step summed, in "
-                 "milliseconds (7.x: one `linkpass obj --check`, with "
-                 "`--nop` on x86_64; the 6.x series: `linkpass obj`, "
-                 "`check` and `nop`, three processes).  Stock's "
+                 "milliseconds (the `MCOUNT [M]` step: the table's "
+                 "`.s` written by `scripts/linkpass`, assembled by the "
+                 "build's compiler, linked into a relink of the `.ko` by "
+                 "`ld -r`, and `linkpass --check`, with the link-time "
+                 "states written where the arch has them).  Stock's "
                  "`.ko` rule is the `ld -r` alone on all three arches "
                  "(its saved commands), so the step is all extra.")
     rows = [[name(p), num(g(p, "ko_files")), num(g(p, "built_modules")),
