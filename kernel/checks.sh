@@ -26,8 +26,6 @@ check() {
 	fi
 }
 note() { say "[$v $arch $tc] $*"; }
-# The value of fact NAME of a boot log (kernel/bootfacts.sh).
-val() { sed -n "s/^$2=//p" "$1.facts" | sed -n 1p; }
 is() { [ "$@" ] && echo 0 || echo 1; }
 
 # The number in "zeroed N entries" of a check output, else 0.

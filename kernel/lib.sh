@@ -193,6 +193,9 @@ has_link_init() {
 	grep -q '^CONFIG_HAVE_FTRACE_MCOUNT_LINKPASS_INIT=y' "$1/.config" &&
 		grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$1/.config"
 }
+# val LOG NAME: the value of fact NAME of a boot log (kernel/bootfacts.sh
+# wrote LOG.facts).
+val() { sed -n "s/^$2=//p" "$1.facts" | sed -n 1p; }
 # kpad B: build directory B's pad geometry as the in-tree tool takes it.
 kpad() { local p; p=$(pad_opt_of "$1"); echo "${p/--patchable-entries=/--patchable=}"; }
 # ktool ARGS: the in-tree tool our build made (scripts/linkpass/linkpass),
