@@ -28,8 +28,6 @@ check() {
 note() { say "[$v $arch $tc] $*"; }
 is() { [ "$@" ] && echo 0 || echo 1; }
 
-# The number in "zeroed N entries" of a check output, else 0.
-zeroed_in() { sed -n 's/^zeroed \([0-9]*\) entries.*/\1/p' "$1" | sed -n 1p | grep . || echo 0; }
 
 # Kbuild's default flow (7.x): vmlinux is stripped of its static
 # relocations as stock strips them, whatever the series linked in.

@@ -193,6 +193,9 @@ has_link_init() {
 	grep -q '^CONFIG_HAVE_FTRACE_MCOUNT_LINKPASS_INIT=y' "$1/.config" &&
 		grep -q '^CONFIG_FTRACE_MCOUNT_USE_LINKPASS=y' "$1/.config"
 }
+# zeroed_in CHECK: the number in "zeroed N entries" of a linkpass check
+# output, else 0.
+zeroed_in() { sed -n 's/^zeroed \([0-9]*\) entries.*/\1/p' "$1" | sed -n 1p | grep . || echo 0; }
 # val LOG NAME: the value of fact NAME of a boot log (kernel/bootfacts.sh
 # wrote LOG.facts).
 val() { sed -n "s/^$2=//p" "$1.facts" | sed -n 1p; }
