@@ -99,8 +99,14 @@ def postlink(f, way):
     elif way == "obj":
         parts = [("linkpass obj", f.get("obj_pl_obj")), ("sorttable", f.get("obj_pl_sort"))]
     else:
+        # objtool's share is the difference of two runs of a second or
+        # more; below their noise it reads as 0, and both runs are shown
         mc = total(f.get("objtool_pl_full"), (f.get("objtool_pl_nomcount"), -1))
-        parts = [("objtool's --mcount --mnop", None if mc is None else f"{mc}"),
+        if mc is not None and mc < 0:
+            mc = 0.0
+        parts = [(f"objtool's --mcount --mnop ({msec(f.get('objtool_pl_full'))} "
+                  f"against {msec(f.get('objtool_pl_nomcount'))} without)",
+                  None if mc is None else f"{mc}"),
                  ("nm -S", f.get("objtool_pl_nm")), ("sorttable -s", f.get("objtool_pl_sort"))]
     work = total(*(v for _, v in parts), *([(base, -1)] if base is not None else []))
     how = " + ".join(f"{name} {msec(v)}" for name, v in parts)

@@ -44,7 +44,17 @@ def test_postlink_is_the_steps_less_the_common_sorting():
     assert altreport.postlink(X86, "obj")[0] == 70.0 + 25.0 - 20.0
     # objtool's part is its run with --mcount --mnop less its run without
     assert altreport.postlink(X86, "objtool")[0] == 100.0 + 100.0 + 40.0 - 20.0
-    assert "objtool's --mcount --mnop 100.0" in altreport.postlink(X86, "objtool")[1]
+    assert "objtool's --mcount --mnop (5000.0 against 4900.0 without) 100.0" \
+        in altreport.postlink(X86, "objtool")[1]
+
+
+def test_objtool_below_its_noise_is_zero():
+    """Two runs of seconds, the one with --mcount faster: its share is
+    below their noise, shown as 0 with both runs."""
+    f = dict(X86, objtool_pl_full="4800.0")
+    work, how = altreport.postlink(f, "objtool")
+    assert work == 0.0 + 100.0 + 40.0 - 20.0
+    assert "(4800.0 against 4900.0 without) 0.0" in how
 
 
 def test_unknown_steps_make_an_unknown_total():
