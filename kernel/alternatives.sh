@@ -416,7 +416,7 @@ postlink_times() {
 	ob=$(bdir_of obj)
 	tb=$(bdir_of objtool)
 	nm=$(tool_of "$arch" "$tc" nm)
-	cc="$(cross_of "$arch")gcc"
+	cc=$(asm_cmd_of "$lb")
 	pad=$(upad "$ob")
 	kp=$(kpad "$lb")
 	[ -z "$kp" ] || lists=--lists=vmlinux.o

@@ -788,6 +788,18 @@ stock_with_sorttable_fix() {
 	echo "$sf"
 }
 
+# asm_cmd_of B: the command build directory B assembles a .S with, as
+# the series assembles its tables (Kbuild's preprocessor and assembler
+# flags, as kallsyms' table gets them): the saved command of the arch's
+# head*.S, less its dependency file, its own names and its operands.
+asm_cmd_of() {
+	local cmd
+	cmd=$(grep -h '^savedcmd_.*\.S *$' "$1"/arch/*/kernel/.head*.o.cmd 2>/dev/null | sed -n 1p)
+	[ -n "$cmd" ] || die "$1: no saved command of arch/*/kernel/head*.S to take the assembler's flags from"
+	sed -e 's/^[^=]*:= //' -e 's/ -Wp,-MMD,[^ ]*//' -e 's/ -D_*KBUILD_[A-Z]*=[^ ]*//g' \
+		-e 's/ -c -o [^ ]* [^ ]* *$//' <<<"$cmd"
+}
+
 # postlink_cost REPS: the post-link mcount step of stock and ours, timed
 # REPS times by kernel/postlink-time.sh in the pair's toolchain's
 # environment, on the images the builds left: stock's "nm -S" and
@@ -807,12 +819,8 @@ postlink_cost() {
 	pad=$(pad_opt_of "$lb")
 	pad=${pad/--patchable-entries=/--patchable=}
 	[ -z "$pad" ] || lists=--lists=vmlinux.o
-	# the table's assembler: the build's compiler for its target
-	if tc_is_llvm "$tc"; then
-		cc="clang --target=$(cross_of "$arch" | sed 's/-$//;s/^$/x86_64-linux-gnu/')"
-	else
-		cc="$(cross_of "$arch")gcc"
-	fi
+	# the table's assembler: the build's, with Kbuild's flags
+	cc=$(asm_cmd_of "$lb")
 	cp "$here/postlink-time.sh" "$here/prewrite.sh" "$cache/bin/"
 	out=$(on_tc "$cache/bin/postlink-time.sh" stock "$sb" "$reps" "$cc" "$nm") ||
 		die "$(pair_id): timing stock's post-link step failed"

@@ -30,11 +30,7 @@ ko_scripts() {
 	kp=$(kpad "$b")
 	! has_link_nops "$b" && ! has_link_init "$b" || nop=--nop
 	relink=$(readlink -f "$b/source")/scripts/linkpass/relink.lds
-	if tc_is_llvm "$tc"; then
-		cc="clang --target=$(cross_of "$arch" | sed 's/-$//;s/^$/x86_64-linux-gnu/')"
-	else
-		cc="$(cross_of "$arch")gcc"
-	fi
+	cc="$(asm_cmd_of "$b") -DMODULE"
 	: >"$dir/ld.sh"
 	: >"$dir/lp.sh"
 	while IFS= read -r ko; do
@@ -45,8 +41,8 @@ ko_scripts() {
 		echo "${ldpart//$ko/$dir/$n.ko}" >>"$dir/ld.sh"
 		if [ -e "$b/scripts/linkpass/linkpass" ]; then
 			# 7.x: the MCOUNT [M] step, which Kbuild does not save
-			lppart="scripts/linkpass/linkpass $kp $dir/$n.ko >$dir/$n.s &&"
-			lppart+=" $cc -c -o $dir/$n.mo $dir/$n.s &&"
+			lppart="scripts/linkpass/linkpass $kp $dir/$n.ko >$dir/$n.S &&"
+			lppart+=" $cc -c -o $dir/$n.mo $dir/$n.S &&"
 			lppart+=" $(sed "s| -T [^ ]*module.lds -o .*| -T $relink -o $dir/$n.tmp $dir/$n.mo $dir/$n.ko|" <<<"$ldpart") &&"
 			lppart+=" mv $dir/$n.tmp $dir/$n.ko &&"
 			lppart+=" scripts/linkpass/linkpass --check $nop $kp $dir/$n.ko"
