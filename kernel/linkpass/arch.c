@@ -82,8 +82,7 @@ static unsigned int a64_init_state(const struct image *im, const struct site *s,
 static unsigned int rv_init_state(const struct image *im, const struct site *s,
 				  uint64_t *addr, uint8_t *buf)
 {
-	const struct symbol *caller = im->rel ? NULL :
-				      image_symbol(im, "ftrace_caller");
+	const struct symbol *caller = im->caller;
 	uint32_t off;
 
 	if (!caller)

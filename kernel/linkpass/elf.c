@@ -108,6 +108,17 @@ static int read_sections(struct image *im)
 			return error(im, "section headers",
 				     "section %zu has no valid name", i);
 	}
+	/*
+	 * Each section's relocations, found once (the first such section
+	 * wins): vmlinux.o of a kernel built with function sections has
+	 * tens of thousands of sections.
+	 */
+	for (i = im->nsecs; i-- > 1;) {
+		const Elf64_Shdr *sh = &im->secs[i].sh;
+
+		if (sh->sh_type == SHT_RELA && sh->sh_info < im->nsecs)
+			im->secs[sh->sh_info].rela = &im->secs[i];
+	}
 	return 0;
 }
 
@@ -257,6 +268,8 @@ int image_open(struct image *im, const char *path, bool writable)
 	    read_symbols(im) < 0 || index_functions(im) < 0)
 		goto out_close;
 	sections_classify(im);
+	/* looked up once: riscv's link-time state is relative to it */
+	im->caller = im->rel ? NULL : image_symbol(im, "ftrace_caller");
 	return 0;
 
 out_close:
@@ -335,13 +348,7 @@ const struct symbol *image_symbol(const struct image *im, const char *name)
 /* The SHT_RELA section that relocates section @shndx, if any. */
 struct section *image_relocs_for(const struct image *im, uint32_t shndx)
 {
-	size_t i;
-
-	for (i = 1; i < im->nsecs; i++)
-		if (im->secs[i].sh.sh_type == SHT_RELA &&
-		    im->secs[i].sh.sh_info == shndx)
-			return &im->secs[i];
-	return NULL;
+	return shndx < im->nsecs ? im->secs[shndx].rela : NULL;
 }
 
 /* The number of entries of SHT_RELA section @rsec, checked. */

@@ -38,6 +38,7 @@ struct section {
 	Elf64_Shdr sh;
 	const uint8_t *data;	/* NULL for SHT_NOBITS */
 	enum section_rule rule;
+	struct section *rela;	/* the SHT_RELA section applying to it */
 };
 
 struct symbol {
@@ -90,6 +91,7 @@ struct image {
 	struct func *funcs;	/* sorted by (shndx, start), no aliases */
 	size_t nfuncs;
 	struct pad pad;
+	const struct symbol *caller;	/* ftrace_caller; NULL in a module */
 };
 
 /* One relocation, read from its section by rela_get(). */
