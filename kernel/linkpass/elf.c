@@ -345,10 +345,10 @@ const struct symbol *image_symbol(const struct image *im, const char *name)
 	return NULL;
 }
 
-/* The SHT_RELA section that relocates section @shndx, if any. */
+/* The SHT_RELA section that relocates section @shndx of @im, if any. */
 struct section *image_relocs_for(const struct image *im, uint32_t shndx)
 {
-	return shndx < im->nsecs ? im->secs[shndx].rela : NULL;
+	return im->secs[shndx].rela;
 }
 
 /* The number of entries of SHT_RELA section @rsec, checked. */
