@@ -148,9 +148,12 @@ def render(pairs, run_start):
         parts = [f"From {len(starts)} runs of `kernel/test-kernel.sh`, "
                  f"one pair or more each (started {runs}); each pair's "
                  f"full log line is in the run's `results/`."]
-    for tc, group in by_toolchain(pairs):
+    for k, (tc, group) in enumerate(by_toolchain(pairs)):
         parts.append(heading(tc, group))
-        parts += tables(group)
+        # the captions in full once; after that their titles only
+        parts += [t if k == 0 or not t.startswith("**") else
+                  re.match(r"\*\*[^*]+\*\*", t).group(0) + " (as above)"
+                  for t in tables(group)]
     return "\n\n".join(parts) + "\n"
 
 
@@ -243,10 +246,10 @@ def tables(pairs):
     parts.append("**Sizes** (MiB): the linked image the checks read "
                  "(7.x: `vmlinux.unstripped`, which keeps the static "
                  "relocations where the arch selects "
-                 "`ARCH_VMLINUX_NEEDS_RELOCS`, and with ours on every "
-                 "arch, since the pass reads them) and the `vmlinux` the "
-                 "build leaves (relocations stripped as stock strips "
-                 "them); 6.x builds link one file, both columns are it.")
+                 "`ARCH_VMLINUX_NEEDS_RELOCS`, stock and ours alike) and "
+                 "the `vmlinux` the build leaves (relocations stripped as "
+                 "stock strips them); 6.x builds link one file, both "
+                 "columns are it.")
     mib = lambda v: "" if v == "" else f"{int(v) / 1048576:.1f}"
     rows = [[name(p), mib(g(p, "image_stock")), mib(g(p, "image_lp")),
              ratio(g(p, "image_lp"), g(p, "image_stock")),
@@ -261,7 +264,7 @@ def tables(pairs):
                  "saved `.ko` commands of our build replayed (median of 3), "
                  "the `ld -r` links summed against our step summed, in "
                  "milliseconds (the `MCOUNT [M]` step: the table's "
-                 "`.s` written by `scripts/linkpass`, assembled by the "
+                 "`.S` written by `scripts/linkpass`, assembled by the "
                  "build's compiler, linked into a relink of the `.ko` by "
                  "`ld -r`, and `linkpass --check`, with the link-time "
                  "states written where the arch has them).  Stock's "
