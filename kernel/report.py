@@ -150,10 +150,11 @@ def render(pairs, run_start):
                  f"full log line is in the run's `results/`."]
     for k, (tc, group) in enumerate(by_toolchain(pairs)):
         parts.append(heading(tc, group))
-        # the captions in full once; after that their titles only
-        parts += [t if k == 0 or not t.startswith("**") else
+        # the captions and notes in full once; after that titles only
+        parts += [t if k == 0 or t.startswith("|") else
                   re.match(r"\*\*[^*]+\*\*", t).group(0) + " (as above)"
-                  for t in tables(group)]
+                  for t in tables(group)
+                  if k == 0 or t.startswith(("|", "**"))]
     return "\n\n".join(parts) + "\n"
 
 
