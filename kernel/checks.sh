@@ -72,8 +72,10 @@ check_boots() {
 
 # available_filter_functions of vmlinux, stock against ours.
 check_filter_functions() {
-	sed -n 's/^LPK-AFF //p' "$sl" | LC_ALL=C sort >"$res/$(pair_id)-stock.aff"
-	sed -n 's/^LPK-AFF //p' "$ol" | LC_ALL=C sort >"$res/$(pair_id)-lp.aff"
+	# ThinLTO names a promoted local NAME.llvm.HASH, the hash its own
+	# build's: the names are compared without it
+	sed -n 's/^LPK-AFF //p' "$sl" | sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort >"$res/$(pair_id)-stock.aff"
+	sed -n 's/^LPK-AFF //p' "$ol" | sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort >"$res/$(pair_id)-lp.aff"
 	grep -v '^__ftrace_invalid_address' "$res/$(pair_id)-stock.aff" >"$res/$(pair_id)-stock.valid.aff" || true
 	m=$(grep -c '^__ftrace_invalid_address' "$res/$(pair_id)-stock.aff" || true)
 	i=$(grep -c '^__ftrace_invalid_address' "$res/$(pair_id)-lp.aff" || true)
@@ -93,7 +95,8 @@ check_filter_functions() {
 	gcd=0
 	if [ "$only_stock" != 0 ]; then
 		gcd=$(LC_ALL=C comm -23 <(uniq "$res/$(pair_id)-stock.valid.aff") <(uniq "$res/$(pair_id)-lp.aff") |
-			LC_ALL=C comm -23 - <("$(tool_of "$arch" "$tc" nm)" "$ov" | awk '{ print $NF }' | LC_ALL=C sort -u) |
+			LC_ALL=C comm -23 - <("$(tool_of "$arch" "$tc" nm)" "$ov" | awk '{ print $NF }' |
+				sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort -u) |
 			wc -l)
 	fi
 	check "ours lists every valid function of stock's that our link kept ($gcd others dropped by its garbage collection)" \
@@ -366,7 +369,7 @@ check_modules() {
 		check "$kind boot: test_module's init ran (hello=$(val "$b" hello))" "$(is "$(val "$b" hello)" = 1)"
 		check "$kind boot: rmmod leaves $(val "$b" mod_after_rmmod) module entries, and $(val "$b" invalid_after_rmmod) invalid ones as at boot ($(val "$b" invalid))" \
 			"$([ "$(val "$b" mod_after_rmmod)" = 0 ] && [ "$(val "$b" invalid_after_rmmod)" = "$(val "$b" invalid)" ]; echo $?)"
-		sed -n 's/^LPK-MAFF //p' "$b" | LC_ALL=C sort >"$res/$(pair_id)-$kind.maff"
+		sed -n 's/^LPK-MAFF //p' "$b" | sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort >"$res/$(pair_id)-$kind.maff"
 		sed -n 's/^LPK-T3 //p' "$b" | grep -v '^#' |
 			sed -n 's/.*: \([^ ]*\) <-.*/\1/p' | LC_ALL=C sort -u >"$res/$(pair_id)-$kind.mtraced"
 	done
@@ -473,9 +476,15 @@ check_consumers() {
 				{ [ "$how" = any ] || [ "$o" = "$s" ]; }; echo $?)"
 	done
 	if has SAMPLE_FTRACE_DIRECT; then
+		# Under LTO wake_up_process is mostly inlined: its out-of-line
+		# body may see no call in the window, in both boots alike; then
+		# the calls are not asked for (but attached and detached are)
+		local calls_needed=1
+		[ "$(val "$sl" direct_lines)" != 0 ] || [ "$(val "$ol" direct_lines)" != 0 ] ||
+			! grep -qE '^CONFIG_LTO_CLANG_(THIN|FULL)=y' "$(bdir_of lp)/.config" || calls_needed=0
 		for b in "$sl" "$ol"; do
-			check "$([ "$b" = "$ol" ] && echo ours || echo stock): the direct-call sample attached to wake_up_process ($(val "$b" direct_enabled) enabled_functions line), called it $(val "$b" direct_lines) times, and left nothing after rmmod ($(val "$b" direct_after))" \
-				"$([ "$(val "$b" direct_enabled)" = 1 ] && [ "$(val "$b" direct_lines)" -gt 0 ] && [ "$(val "$b" direct_after)" = 0 ]; echo $?)"
+			check "$([ "$b" = "$ol" ] && echo ours || echo stock): the direct-call sample attached to wake_up_process ($(val "$b" direct_enabled) enabled_functions line), called it $(val "$b" direct_lines) times$([ "$calls_needed" = 1 ] || echo ' (LTO: neither boot called it)'), and left nothing after rmmod ($(val "$b" direct_after))" \
+				"$([ "$(val "$b" direct_enabled)" = 1 ] && { [ "$calls_needed" = 0 ] || [ "$(val "$b" direct_lines)" -gt 0 ]; } && [ "$(val "$b" direct_after)" = 0 ]; echo $?)"
 		done
 	fi
 }
