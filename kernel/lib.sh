@@ -383,24 +383,29 @@ patched_tree() {
 	fi
 }
 
+# unpack_tarball V DIR: Debian's tree of V as shipped, unpacked into
+# DIR (src_of stock) once.
+unpack_tarball() {
+	if [ ! -e "$2/.lpk-unpacked" ]; then
+		say "unpacking $(tarball_of "$1") into $cache/src"
+		rm -rf "$2"
+		mkdir -p "$cache/src"
+		tar -C "$cache/src" -xf "$(tarball_of "$1")"
+		touch "$2/.lpk-unpacked"
+	fi
+}
+
 # unpack_trees V: src/linux-source-V, Debian's tree as shipped (the stock
 # builds), and patched_tree V (ours); both get kernel/instrument.  (src_of
-# reads v, here the local one.)  The stock tree also gets the series'
-# fixes of upstream code (its patches with a Fixes: tag, which ours has
-# as the series' first patches): the comparison is of how the tables are
-# made, and 7.3's x86 ftrace bug (kernel/repro/) would otherwise hang or
+# reads v, here the local one.)  Both trees get the upstream fixes of
+# kernel/fixes/V but the sorttable fix (upstream_fixes; a 6.x series
+# carries its own): the comparison is of how the tables are made, and 7.3's x86 ftrace bug (kernel/repro/) would otherwise hang or
 # crash stock's boot script, or not, as its layout falls.
 unpack_trees() {
 	local v=$1 stock lp
 	stock=$(src_of stock)
 	lp=$(src_of lp)
-	if [ ! -e "$stock/.lpk-unpacked" ]; then
-		say "unpacking $(tarball_of "$v") into $cache/src"
-		rm -rf "$stock"
-		mkdir -p "$cache/src"
-		tar -C "$cache/src" -xf "$(tarball_of "$v")"
-		touch "$stock/.lpk-unpacked"
-	fi
+	unpack_tarball "$v" "$stock"
 	patched_tree "$v"
 	# shellcheck disable=SC2046  # one argument per patch
 	instrument "$stock" $(upstream_fixes "$v")
@@ -417,13 +422,7 @@ unpack_stock() {
 	local v=$1 stock git
 	stock=$(src_of stock)
 	git=$cache/git/linux-$v
-	if [ ! -e "$stock/.lpk-unpacked" ]; then
-		say "unpacking $(tarball_of "$v") into $cache/src"
-		rm -rf "$stock"
-		mkdir -p "$cache/src"
-		tar -C "$cache/src" -xf "$(tarball_of "$v")"
-		touch "$stock/.lpk-unpacked"
-	fi
+	unpack_tarball "$v" "$stock"
 	if [ ! -e "$git/.lpk-pristine" ]; then
 		say "making the pristine git tree $git"
 		LINKPASS_TARBALL=$(tarball_of "$v") "$here/series.sh" pristine "$v" "$git"
