@@ -27,6 +27,10 @@ check() {
 }
 note() { say "[$v $arch $tc] $*"; }
 is() { [ "$@" ] && echo 0 || echo 1; }
+# Function names on stdin without ThinLTO's suffix of a promoted local
+# (NAME.llvm.HASH, the hash its own build's), so that two builds' names
+# compare.
+unhashed() { sed 's/\.llvm\.[0-9]*//'; }
 
 
 # Kbuild's default flow (7.x): vmlinux is stripped of its static
@@ -72,10 +76,8 @@ check_boots() {
 
 # available_filter_functions of vmlinux, stock against ours.
 check_filter_functions() {
-	# ThinLTO names a promoted local NAME.llvm.HASH, the hash its own
-	# build's: the names are compared without it
-	sed -n 's/^LPK-AFF //p' "$sl" | sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort >"$res/$(pair_id)-stock.aff"
-	sed -n 's/^LPK-AFF //p' "$ol" | sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort >"$res/$(pair_id)-lp.aff"
+	sed -n 's/^LPK-AFF //p' "$sl" | unhashed | LC_ALL=C sort >"$res/$(pair_id)-stock.aff"
+	sed -n 's/^LPK-AFF //p' "$ol" | unhashed | LC_ALL=C sort >"$res/$(pair_id)-lp.aff"
 	grep -v '^__ftrace_invalid_address' "$res/$(pair_id)-stock.aff" >"$res/$(pair_id)-stock.valid.aff" || true
 	m=$(grep -c '^__ftrace_invalid_address' "$res/$(pair_id)-stock.aff" || true)
 	i=$(grep -c '^__ftrace_invalid_address' "$res/$(pair_id)-lp.aff" || true)
@@ -96,7 +98,7 @@ check_filter_functions() {
 	if [ "$only_stock" != 0 ]; then
 		gcd=$(LC_ALL=C comm -23 <(uniq "$res/$(pair_id)-stock.valid.aff") <(uniq "$res/$(pair_id)-lp.aff") |
 			LC_ALL=C comm -23 - <("$(tool_of "$arch" "$tc" nm)" "$ov" | awk '{ print $NF }' |
-				sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort -u) |
+				unhashed | LC_ALL=C sort -u) |
 			wc -l)
 	fi
 	check "ours lists every valid function of stock's that our link kept ($gcd others dropped by its garbage collection)" \
@@ -369,7 +371,7 @@ check_modules() {
 		check "$kind boot: test_module's init ran (hello=$(val "$b" hello))" "$(is "$(val "$b" hello)" = 1)"
 		check "$kind boot: rmmod leaves $(val "$b" mod_after_rmmod) module entries, and $(val "$b" invalid_after_rmmod) invalid ones as at boot ($(val "$b" invalid))" \
 			"$([ "$(val "$b" mod_after_rmmod)" = 0 ] && [ "$(val "$b" invalid_after_rmmod)" = "$(val "$b" invalid)" ]; echo $?)"
-		sed -n 's/^LPK-MAFF //p' "$b" | sed 's/\.llvm\.[0-9]*//' | LC_ALL=C sort >"$res/$(pair_id)-$kind.maff"
+		sed -n 's/^LPK-MAFF //p' "$b" | unhashed | LC_ALL=C sort >"$res/$(pair_id)-$kind.maff"
 		sed -n 's/^LPK-T3 //p' "$b" | grep -v '^#' |
 			sed -n 's/.*: \([^ ]*\) <-.*/\1/p' | LC_ALL=C sort -u >"$res/$(pair_id)-$kind.mtraced"
 	done
