@@ -1016,6 +1016,42 @@ def traced_functions(image):
             s["name"] in ("main", "leaf", "st", "wf", "initf")}
 
 
+# a hidden function and a weak alias of it: vmlinux.o's index names the
+# address by the global; ld.lld makes hidden symbols local in vmlinux,
+# whose index then names it by the weak alias (as ThinLTO's arm64 build
+# names sys_ni_syscall's COND_SYSCALL stubs)
+ALIASED = r"""
+__attribute__((visibility("hidden"), noinline)) int ni_fn(int x)
+{ return x ^ 5; }
+int stub_fn(int x) __attribute__((weak, alias("ni_fn")));
+const int ro_word = 7;	/* a .rodata for the table to follow */
+"""
+
+
+def test_a_listed_function_is_found_by_any_of_its_names(ktool, made,
+                                                        tmp_path):
+    """vmlinux.o and vmlinux name one padded function by two of its
+    aliases: its site is listed all the same."""
+    require_tools("clang", "ld.lld", A64_CC)
+    objs = [*pad_objs(made, tmp_path, A64_CC, [], "2"),
+            compiled(made, tmp_path, "alias.c", ALIASED, A64_CC,
+                     ["-O2", "-fpatchable-function-entry=2"])]
+    vmo = ld_r(made, "aarch64-linux-gnu-ld", tmp_path / "vmlinux.o", objs)
+    lld = ["--target=aarch64-linux-gnu", "-nostdlib", "-Wl,-e,main"]
+    first = linked(made, objs, tmp_path / "first", "clang", "lld", lld)
+    at = {s["name"]: (s["bind"], s["value"]) for s in symbols(first)}
+    assert at["ni_fn"][0] == "LOCAL" and at["stub_fn"][0] == "WEAK"
+    assert at["ni_fn"][1] == at["stub_fn"][1]
+    assert ("GLOBAL", "ni_fn") in {(s["bind"], s["name"])
+                                   for s in symbols(vmo)}
+    ktool.table(first, tmp_path / "t.S", "--patchable=2", f"--lists={vmo}")
+    assert len(entries((tmp_path / "t.S").read_text())) == 6
+    cc_c(made, A64_CC, tmp_path / "t.S", tmp_path / "t.o")
+    second = linked(made, [*objs, tmp_path / "t.o"], tmp_path / "second",
+                    "clang", "lld", lld, q=False)
+    assert ktool.run("--check", "--patchable=2", second).returncode == 0
+
+
 def test_arm64_states_are_mov_x9_x30(ktool, made, tmp_path):
     """arm64: "mov x9, x30" over the first nop at each entry, after the
     BTI landing pad; nothing else changes."""

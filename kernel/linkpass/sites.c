@@ -239,17 +239,29 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static void free_names(const char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free((void *)names[i]);
+	free(names);
+}
+
 /*
  * The names of the functions whose pads the compiler listed in @lists
  * (vmlinux.o), sorted: vmlinux is linked without the lists, which the
  * link could only keep loaded, so its pads are found from its functions
- * and told from look-alike nops by those names.
+ * and told from look-alike nops by those names.  Every function symbol
+ * at a listed function's start is taken, as vmlinux may name the
+ * function by another of its aliases (ThinLTO's weak syscall stubs).
  */
 static int listed_names(struct image *im, const char *lists,
 			const char ***names, size_t *n)
 {
 	struct image o;
 	struct site *l;
+	bool *listed = NULL;
 	size_t i, nl;
 	bool bad = false;
 	int ret = -1;
@@ -265,8 +277,9 @@ static int listed_names(struct image *im, const char *lists,
 	}
 	if (patchable_list(&o, &l, &nl) < 0)
 		goto out_close;
-	*names = calloc(nl ? nl : 1, sizeof(**names));
-	if (!*names) {
+	listed = calloc(o.nfuncs ? o.nfuncs : 1, sizeof(*listed));
+	*names = calloc(o.nsyms ? o.nsyms : 1, sizeof(**names));
+	if (!listed || !*names) {
 		error(&o, NULL, "out of memory");
 		goto out_free;
 	}
@@ -274,14 +287,30 @@ static int listed_names(struct image *im, const char *lists,
 		const struct func *f = site_func(&o, &l[i], &bad);
 
 		if (f)
-			(*names)[(*n)++] = strdup(f->sym->name);
+			listed[f - o.funcs] = true;
+	}
+	for (i = 1; i < o.nsyms; i++) {
+		const struct symbol *s = &o.syms[i];
+		const struct func *f = func_from(&o, s->shndx, s->value);
+
+		if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || !f ||
+		    f->start != s->value || !listed[f - o.funcs])
+			continue;
+		(*names)[*n] = strdup(s->name);
+		if (!(*names)[(*n)++]) {
+			error(&o, NULL, "out of memory");
+			goto out_free;
+		}
 	}
 	qsort(*names, *n, sizeof(**names), name_cmp);
 	ret = 0;
 out_free:
+	free(listed);
 	free(l);
 out_close:
 	image_close(&o);
+	if (ret < 0)
+		free_names(*names, *n);
 	return ret;
 }
 
@@ -307,9 +336,7 @@ static int padded_functions(struct image *im, const char *lists,
 		    bsearch(&s.fn->sym->name, names, nn, sizeof(*names), name_cmp))
 			(*out)[(*n)++] = s;
 	}
-	for (i = 0; i < nn; i++)
-		free((void *)names[i]);
-	free(names);
+	free_names(names, nn);
 	if (!*out)
 		return error(im, NULL, "out of memory");
 	sites_sort(im, *out, n);
