@@ -6,7 +6,7 @@
 # Writes OBJ/.config for the real-kernel sample and checks that every
 # wanted symbol stuck.  MAKE-ARGS are passed to every make call: ARCH=
 # and CROSS_COMPILE= pick the architecture (x86 when none), LLVM=1
-# clang/lld.  Three profiles (LINKPASS_KCONFIG_PROFILE):
+# clang/lld.  Four profiles (LINKPASS_KCONFIG_PROFILE):
 #
 #   tiny    tinyconfig plus what it takes to boot on QEMU's serial console
 #           from an initramfs and to run the function and function-graph
@@ -36,6 +36,11 @@
 #                     are 2 bytes each) where the kernel allows them with
 #                     dynamic ftrace (7.x with gcc: only gcc 14 and
 #                     later, for -fmin-function-alignment).
+#
+#   debug   distro with big's debug info: DWARF (the toolchain's
+#           version) with BTF, on tinyconfig's small kernel: what
+#           debug info does to the images and modules, measured without
+#           a defconfig build.
 #
 #   big     a kernel the size distributions ship: the architecture's
 #           defconfig instead of tinyconfig, everything of distro, DWARF
@@ -123,7 +128,7 @@ SERIAL_OF_PLATFORM RISCV_ISA_FALLBACK FPU"
 esac
 case $profile in
 tiny) ;;
-distro | big)
+distro | debug | big)
 	want="$want MODULES MODULE_UNLOAD MODULE_SIG MODULE_SIG_ALL
 MODULE_SIG_FORCE MODULE_SIG_SHA256 RUNTIME_TESTING_MENU
 FUNCTION_PROFILER STACK_TRACER KPROBES KPROBE_EVENTS DYNAMIC_EVENTS
@@ -156,19 +161,21 @@ ARM64_PTR_AUTH ARM64_PTR_AUTH_KERNEL ARM64_BTI ARM64_BTI_KERNEL"
 	esac
 	;;
 *)
-	echo "config.sh: LINKPASS_KCONFIG_PROFILE=$profile: expected tiny, distro or big" >&2
+	echo "config.sh: LINKPASS_KCONFIG_PROFILE=$profile: expected tiny, distro, debug or big" >&2
 	exit 2
 	;;
 esac
 # the modules checked one by one (big adds hundreds, counted instead)
 must_mods=$mods
 base=tinyconfig
-if [ "$profile" = big ]; then
-	base=defconfig
+[ "$profile" != big ] || base=defconfig
+case $profile in
+debug | big)
 	want="$want DEBUG_INFO DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT BPF_SYSCALL DEBUG_INFO_BTF
 DEBUG_INFO_BTF_MODULES"
 	unwant="$unwant DEBUG_INFO_NONE DEBUG_INFO_REDUCED DEBUG_INFO_SPLIT"
-fi
+	;;
+esac
 want="$want ${LINKPASS_KCONFIG_EXTRA:-}"
 unwant="$unwant ${LINKPASS_KCONFIG_OFF:-}"
 case " $want " in

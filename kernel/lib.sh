@@ -42,7 +42,8 @@ tarball_of() {
 }
 in_bookworm() { case $1 in 6.1 | 6.12) return 0 ;; esac; return 1; }
 # The config profile of this run (LINKPASS_KERNEL_PROFILE: distro, or
-# big for make test-kernel-big); both build modules.
+# debug or big for make test-kernel-debug and test-kernel-big); all
+# build modules.
 profile_of() { echo "${profile:-distro}"; }
 
 # Architecture facts.  A pair names the architecture as the summary
@@ -294,8 +295,8 @@ install_packages() {
 	want gcc gcc
 	want openssl openssl
 	[ "$ccache" != 1 ] || want ccache ccache
-	# BTF (the big profile's DEBUG_INFO_BTF)
-	[ "$(profile_of)" != big ] || want pahole dwarves
+	# BTF (the debug and big profiles' DEBUG_INFO_BTF)
+	[ "$(profile_of)" = distro ] || want pahole dwarves
 	for v in $versions; do
 		if in_bookworm "$v"; then
 			[ -e "$(tarball_of "$v")" ] || need+=("linux-source-$v")
@@ -703,6 +704,8 @@ ko_entries() {
 # The .ko files build dir DIR made, relative to it (Kbuild's
 # modules.order lists each module's .o).
 built_kos() { sed 's/\.o$/.ko/' "$1/modules.order"; }
+# The bytes of BUILD_DIR's .ko files, summed.
+ko_bytes() { (cd "$1" && built_kos . | xargs -r stat -c %s) | awk '{s += $1} END {print s + 0}'; }
 
 # Does FILE end with the module signature marker?
 ko_signed() { tail -c 28 "$1" | grep -q '~Module signature appended~'; }

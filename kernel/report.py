@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""kernel/report.py RESULTS [--profile distro|big] [--doc PAGE]
+"""kernel/report.py RESULTS [--profile distro|debug|big] [--doc PAGE]
 
 Turns the facts kernel/test-kernel.sh recorded for each pair it ran
 (RESULTS/<version>-<arch>-<toolchain>[-<profile>].facts, "name=value"
@@ -9,12 +9,14 @@ boots, build time, the post-link step, modules, boot-time conversion,
 and the ftrace users, one set of tables per toolchain (gcc, clang,
 gcc14, clang19, clang19-lto, in that order), each under a heading that
 names the compiler and linker its builds recorded.  --profile picks the pairs of one config profile
-(distro: make test-kernel and test-kernel-all; big: make
-test-kernel-big, which also gets a table of how each figure grew from
-the newest distro pair of the same version, arch and toolchain).
+(distro: make test-kernel and test-kernel-all; debug and big: make
+test-kernel-debug and test-kernel-big, which also get a table of how
+each figure grew from the newest distro pair of the same version, arch
+and toolchain).
 Prints them; with --doc, also rewrites the block between
-"<!-- kernel:begin -->" and "<!-- kernel:end -->" (big:
-"<!-- kernel-big:begin -->" ... "<!-- kernel-big:end -->") of PAGE.
+"<!-- kernel:begin -->" and "<!-- kernel:end -->" (debug, big:
+"<!-- kernel-debug:begin -->" ... "<!-- kernel-debug:end -->" and the
+same with kernel-big) of PAGE.
 
 Only pairs of one run belong in one block: the facts files carry the
 run's start time, and pairs from another run are left out (named on
@@ -250,14 +252,16 @@ def tables(pairs):
                  "`ARCH_VMLINUX_NEEDS_RELOCS`, stock and ours alike) and "
                  "the `vmlinux` the build leaves (relocations stripped as "
                  "stock strips them); 6.x builds link one file, both "
-                 "columns are it.")
-    mib = lambda v: "" if v == "" else f"{int(v) / 1048576:.1f}"
-    rows = [[name(p), mib(g(p, "image_stock")), mib(g(p, "image_lp")),
-             ratio(g(p, "image_lp"), g(p, "image_stock")),
-             mib(g(p, "vmlinux_stock")), mib(g(p, "vmlinux_lp")),
-             ratio(g(p, "vmlinux_lp"), g(p, "vmlinux_stock"))] for p in pairs]
+                 "columns are it; the `.ko` files the build made "
+                 "(`modules.order`), summed.")
+    mib = lambda v, d=1: "" if v == "" else f"{int(v) / 1048576:.{d}f}"
+    rows = [[name(p)] + [c for k, d in (("image", 1), ("vmlinux", 1), ("ko_bytes", 2))
+                         for c in (mib(g(p, f"{k}_stock"), d), mib(g(p, f"{k}_lp"), d),
+                                   ratio(g(p, f"{k}_lp"), g(p, f"{k}_stock")))]
+            for p in pairs]
     parts.append(table(["pair", "linked image stock", "ours", "ours / stock",
-                        "vmlinux stock", "ours", "ours / stock"], rows))
+                        "vmlinux stock", "ours", "ours / stock",
+                        ".ko files stock", "ours", "ours / stock"], rows))
 
     parts.append("**Modules**: every `.ko` the build made (`modules.order`), "
                  "how many of ours pass `linkpass check` with their table, "
@@ -330,6 +334,10 @@ GROWTH = [
     ("our per-module step summed (ms)", "ko_lp_ms", "{:.0f}"),
     ("linked image, stock (MiB)", "image_stock", "mib"),
     ("linked image, ours (MiB)", "image_lp", "mib"),
+    ("vmlinux, stock (MiB)", "vmlinux_stock", "mib"),
+    ("vmlinux, ours (MiB)", "vmlinux_lp", "mib"),
+    (".ko files summed, stock (MiB)", "ko_bytes_stock", "mib"),
+    (".ko files summed, ours (MiB)", "ko_bytes_lp", "mib"),
     ("full build, stock (s)", "full_stock", "{:.1f}"),
     ("full build, ours (s)", "full_lp", "{:.1f}"),
     ("incremental build, stock (s)", "incr_stock", "{:.1f}"),
@@ -341,9 +349,9 @@ GROWTH = [
 ]
 
 
-def growth(big, small):
-    """The growth table of @big's pairs against @small's newest pair of
-    the same version, arch and toolchain."""
+def growth(big, small, profile):
+    """The growth table of @big's pairs (of @profile) against @small's
+    newest pair of the same version, arch and toolchain."""
     parts = []
     for b in big:
         same = [p for p in small if name(p) == name(b)]
@@ -356,8 +364,9 @@ def growth(big, small):
                  ratio(b.get(k, ""), d.get(k, ""))] for label, k, f in GROWTH]
         parts.append(f"**How the figures grew** from the distro pair of "
                      f"{name(b)} (run started {d.get('run_start', '?')}) "
-                     f"to this big pair:")
-        parts.append(table(["figure", "distro", "big", "big / distro"], rows))
+                     f"to this {profile} pair:")
+        parts.append(table(["figure", "distro", profile, f"{profile} / distro"],
+                           rows))
     return parts
 
 
@@ -365,7 +374,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
     ap.add_argument("--doc")
-    ap.add_argument("--profile", default="distro", choices=("distro", "big"))
+    ap.add_argument("--profile", default="distro", choices=("distro", "debug", "big"))
     ap.add_argument("--all", action="store_true",
                     help="keep the pairs of every run, not only the newest")
     a = ap.parse_args()
@@ -376,7 +385,7 @@ def main():
         print(f"report.py: left out {n}: from another run", file=sys.stderr)
     text = render(pairs, pairs[0].get("run_start", "?"))
     if a.profile != "distro":
-        text += "\n" + "\n\n".join(growth(pairs, load(a.results))) + "\n"
+        text += "\n" + "\n\n".join(growth(pairs, load(a.results), a.profile)) + "\n"
     print(text)
     if a.doc:
         page = pathlib.Path(a.doc)

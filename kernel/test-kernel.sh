@@ -88,8 +88,9 @@
 #   LINKPASS_KERNEL_JOBS        make -j (default: nproc)
 #   LINKPASS_KERNEL_ROUNDS      incremental rounds per build (default 3)
 #   LINKPASS_KERNEL_REUSE=1     keep existing build dirs (no full-build timing)
-#   LINKPASS_KERNEL_PROFILE     distro (default) or big: kernel/config.sh's
-#                               profile of every pair (make test-kernel-big)
+#   LINKPASS_KERNEL_PROFILE     distro (default), debug or big:
+#                               kernel/config.sh's profile of every pair
+#                               (make test-kernel-debug, test-kernel-big)
 #   LINKPASS_KERNEL_CCACHE      1 (default): compile through ccache, kept in
 #                               the cache dir across runs (full build times
 #                               then count cached compiles: the facts and
@@ -118,9 +119,9 @@ reuse=${LINKPASS_KERNEL_REUSE:-0}
 ccache=${LINKPASS_KERNEL_CCACHE:-1}
 profile=${LINKPASS_KERNEL_PROFILE:-distro}
 case $profile in
-distro) ;;
+distro | debug) ;;
 big) export LINKPASS_BOOT_MEM=${LINKPASS_BOOT_MEM:-1G} ;;
-*) echo "test-kernel.sh: LINKPASS_KERNEL_PROFILE=$profile: expected distro or big" >&2; exit 2 ;;
+*) echo "test-kernel.sh: LINKPASS_KERNEL_PROFILE=$profile: expected distro, debug or big" >&2; exit 2 ;;
 esac
 
 # Run from `make test-kernel`, the repo's make flags (variables such as
@@ -251,6 +252,9 @@ write_facts() {
 		echo "image_lp=$(stat -c %s "$ov")"
 		echo "vmlinux_stock=$(stat -c %s "$(bdir_of stock)/vmlinux")"
 		echo "vmlinux_lp=$(stat -c %s "$(bdir_of lp)/vmlinux")"
+		# the .ko files the builds made (modules.order), summed
+		echo "ko_bytes_stock=$(ko_bytes "$(bdir_of stock)")"
+		echo "ko_bytes_lp=$(ko_bytes "$(bdir_of lp)")"
 		# a fact whose feature the config lacks stays empty
 		for k in boot_converted: boot_update_us: mod_converted: \
 			 graph_func: kprobe_lines:KPROBE_EVENTS kprobe_refused:KPROBE_EVENTS \

@@ -16,6 +16,9 @@
 #                          (x86_64, arm64); the backports 6.12 (x86_64,
 #                          arm64, riscv64) and 6.1 (x86_64) with gcc 12;
 #                          3 incremental rounds
+#   make test-kernel-debug kernel/config.sh's debug profile (distro
+#                          with DWARF and BTF): 7.3 arm64 with gcc 14,
+#                          one incremental round
 #   make test-kernel-big   kernel/config.sh's big profile (defconfig,
 #                          debug info and BTF, about 300 modules): 7.3
 #                          x86_64 with gcc 12 and arm64 with gcc 14,
@@ -38,7 +41,7 @@ KERNELS_ALL := 7.3:gcc 7.3:arm64:gcc 7.3:riscv64:gcc \
 	7.3:clang19 7.3:arm64:clang19 7.3:clang19-lto 7.3:arm64:clang19-lto \
 	6.12 6.12:arm64 6.12:riscv64 6.1
 
-.PHONY: test-kernel test-kernel-all test-kernel-big test-ftracetest series kernel-alternatives
+.PHONY: test-kernel test-kernel-all test-kernel-debug test-kernel-big test-ftracetest series kernel-alternatives
 
 # The kernel patch series, written into build/series/VERSION/: the
 # tracked patches of kernel/series/VERSION/ with their cover letter
@@ -56,6 +59,11 @@ test-kernel: linkpass/linkpass
 
 test-kernel-all: linkpass/linkpass
 	KERNELS="$(KERNELS_ALL)" kernel/test-kernel.sh
+
+KERNELS_DEBUG ?= 7.3:arm64:gcc14
+test-kernel-debug: linkpass/linkpass
+	KERNELS="$(KERNELS_DEBUG)" KERNELS_SORTTABLE_FIX= LINKPASS_KERNEL_PROFILE=debug \
+		LINKPASS_KERNEL_ROUNDS=$(or $(LINKPASS_KERNEL_ROUNDS),1) kernel/test-kernel.sh
 
 KERNELS_BIG ?= 7.3:gcc 7.3:arm64:gcc14
 test-kernel-big: linkpass/linkpass
