@@ -135,8 +135,9 @@ def heading(tc, group):
     return f"### Toolchain `{tc}`" + (": " + "; ".join(what) if what else "")
 
 
-def render(pairs, run_start):
-    """The run's line, then each toolchain's heading and tables."""
+def render(pairs, run_start, only=None):
+    """The run's line, then each toolchain's heading and tables (those
+    whose titles are in @only, if given)."""
     starts = sorted({p.get("run_start", "?") for p in pairs})
     if len(starts) == 1:
         parts = [f"From one run of `kernel/test-kernel.sh` started "
@@ -152,11 +153,19 @@ def render(pairs, run_start):
                  f"full log line is in the run's `results/`."]
     for k, (tc, group) in enumerate(by_toolchain(pairs)):
         parts.append(heading(tc, group))
-        # the captions and notes in full once; after that titles only
-        parts += [t if k == 0 or t.startswith("|") else
-                  re.match(r"\*\*[^*]+\*\*", t).group(0) + " (as above)"
-                  for t in tables(group)
-                  if k == 0 or t.startswith(("|", "**"))]
+        title = None
+        for t in tables(group):
+            m = re.match(r"\*\*([^*(]+?)[.]?\*\*", t)
+            if m:
+                title = m.group(1)
+            if only is not None and title not in only:
+                continue
+            # the captions and notes in full once; after that each
+            # table's first heading names it instead of "pair"
+            if k == 0:
+                parts.append(t)
+            elif t.startswith("| pair |"):
+                parts.append(f"| {title[0].lower()}{title[1:]} |" + t[len("| pair |"):])
     return "\n\n".join(parts) + "\n"
 
 
@@ -349,6 +358,14 @@ GROWTH = [
 ]
 
 
+# What debug info changes: the sizes and the work after the links.
+DEBUG_GROWTH = {"image_stock", "image_lp", "vmlinux_stock", "vmlinux_lp",
+                "ko_bytes_stock", "ko_bytes_lp", "pl_stock_ms",
+                "pl_lp_scans_check", "ko_ld_ms", "ko_lp_ms"}
+# The tables of a debug block: the other tables are the distro pair's.
+DEBUG_TABLES = {"Tables and boots", "The post-link step", "Sizes", "Modules"}
+
+
 def growth(big, small, profile):
     """The growth table of @big's pairs (of @profile) against @small's
     newest pair of the same version, arch and toolchain."""
@@ -361,7 +378,8 @@ def growth(big, small, profile):
         fmt = lambda v, f: (f"{int(v) / 1048576:.1f}" if f == "mib" and v
                             else num(v, "{:,}" if f == "mib" else f))
         rows = [[label, fmt(d.get(k, ""), f), fmt(b.get(k, ""), f),
-                 ratio(b.get(k, ""), d.get(k, ""))] for label, k, f in GROWTH]
+                 ratio(b.get(k, ""), d.get(k, ""))] for label, k, f in GROWTH
+                if profile != "debug" or k in DEBUG_GROWTH]
         parts.append(f"**How the figures grew** from the distro pair of "
                      f"{name(b)} (run started {d.get('run_start', '?')}) "
                      f"to this {profile} pair:")
@@ -383,7 +401,8 @@ def main():
         sys.exit(f"report.py: {a.results}: no facts of any pair")
     for n in left:
         print(f"report.py: left out {n}: from another run", file=sys.stderr)
-    text = render(pairs, pairs[0].get("run_start", "?"))
+    text = render(pairs, pairs[0].get("run_start", "?"),
+                  DEBUG_TABLES if a.profile == "debug" else None)
     if a.profile != "distro":
         text += "\n" + "\n\n".join(growth(pairs, load(a.results), a.profile)) + "\n"
     print(text)

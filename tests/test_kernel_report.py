@@ -142,3 +142,45 @@ def test_report_has_one_set_of_tables_per_toolchain(tmp_path):
                     {"7.3 x86_64 gcc14", "7.3 arm64 gcc14"},
                     {"7.3 x86_64 clang19-lto"}]
     assert sections[1].count("| 7.3 arm64 gcc14 |") == 7
+
+
+def test_later_toolchains_name_each_table_in_its_first_heading(tmp_path):
+    # the captions are written once; a later toolchain's tables say which
+    # they are in the heading cell that is "pair" in the first
+    pair(tmp_path / "7.3-x86_64-gcc14.facts", toolchain="gcc14")
+    pair(tmp_path / "7.3-arm64-clang19.facts", arch="arm64",
+         toolchain="clang19", image_stock="8898352", image_lp="8585584")
+    first, later = report(tmp_path).split("### Toolchain `clang19`")
+    assert first.count("| pair |") == 7 and "**Sizes** (MiB)" in first
+    assert "| pair |" not in later and "**" not in later
+    heads = [ln.split(" | ")[0] for ln in later.splitlines()
+             if ln.startswith("| ") and not ln.startswith("| 7.3 ")]
+    assert heads == ["| tables and boots", "| build time",
+                     "| the post-link step", "| sizes", "| modules",
+                     "| boot-time conversion", "| the ftrace users"]
+    assert "| 7.3 arm64 clang19 | 8.5 | 8.2 | 0.96 |" in later
+
+
+def test_a_debug_block_has_its_sizes_and_costs_against_distro(tmp_path):
+    pair(tmp_path / "7.3-arm64-gcc14.facts", arch="arm64", toolchain="gcc14",
+         run_start="2026-12-05T10:00Z", image_stock="10485760",
+         image_lp="10485760", ko_bytes_stock="1048576", ko_bytes_lp="943718",
+         full_stock="50.0")
+    pair(tmp_path / "7.3-arm64-gcc14-debug.facts", arch="arm64",
+         toolchain="gcc14", profile="debug", image_stock="52428800",
+         image_lp="41943040", ko_bytes_stock="4194304", ko_bytes_lp="3145728",
+         full_stock="80.0", check="ok")
+    text = report(tmp_path, "--profile", "debug")
+    titles = [ln.split("**")[1] for ln in text.splitlines()
+              if ln.startswith("**")]
+    assert titles == ["Tables and boots.", "The post-link step", "Sizes",
+                      "Modules", "How the figures grew"]
+    assert "| 7.3 arm64 gcc14 | 50.0 | 40.0 | 0.80 |" in text
+    assert "| 4.00 | 3.00 | 0.75 |" in text
+    rows = {ln.split(" | ")[0].lstrip("| "): ln.split(" | ")[1:]
+            for ln in text.split("How the figures grew")[1].splitlines()
+            if ln.startswith("| ")}
+    assert rows["linked image, ours (MiB)"] == ["10.0", "40.0", "4.00 |"]
+    assert rows[".ko files summed, ours (MiB)"] == ["0.9", "3.0", "3.33 |"]
+    assert "full build, stock (s)" not in rows
+    assert "| figure | distro | debug | debug / distro |" in text
