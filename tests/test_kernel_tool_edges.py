@@ -1052,6 +1052,52 @@ def test_a_listed_function_is_found_by_any_of_its_names(ktool, made,
     assert ktool.run("--check", "--patchable=2", second).returncode == 0
 
 
+# a listed function with a label (no type) at its start, and elsewhere a
+# local function of the label's name whose entry looks like a pad but is
+# in no list
+LABELLED = """\t.text
+\t.p2align 3
+\t.globl padded
+\t.type padded, %function
+lookalike:
+padded:
+\tnop
+\tnop
+\tret
+\t.size padded, .-padded
+\t.section __patchable_function_entries, "awo", @progbits, padded
+\t.p2align 3
+\t.8byte padded
+"""
+LOOKALIKE = """\t.text
+\t.p2align 3
+\t.type lookalike, %function
+lookalike:
+\tnop
+\tnop
+\tret
+\t.size lookalike, .-lookalike
+"""
+
+
+def test_only_function_names_at_a_listed_site_count(ktool, made, tmp_path):
+    """A label at a listed function's start names no function: a
+    function elsewhere that has the label's name and pad-like nops is
+    not listed."""
+    objs = [*pad_objs(made, tmp_path, A64_CC, [], "2"),
+            compiled(made, tmp_path, "labelled.s", LABELLED, A64_CC, []),
+            compiled(made, tmp_path, "lookalike.s", LOOKALIKE, A64_CC, [])]
+    vmo = ld_r(made, "aarch64-linux-gnu-ld", tmp_path / "vmlinux.o", objs)
+    first = linked(made, objs, tmp_path / "first", A64_CC, None)
+    at = {(s["name"], s["type"]): s["value"] for s in symbols(first)}
+    text = ktool.run("--patchable=2", f"--lists={vmo}", first).stdout
+    got = {int(x.split("+")[1], 16) for x in entries(text)}
+    base = at[("_text", "NOTYPE")]
+    assert at[("padded", "FUNC")] - base in got
+    assert at[("lookalike", "FUNC")] - base not in got
+    assert len(got) == 6, text
+
+
 def test_arm64_states_are_mov_x9_x30(ktool, made, tmp_path):
     """arm64: "mov x9, x30" over the first nop at each entry, after the
     BTI landing pad; nothing else changes."""
