@@ -133,19 +133,19 @@ def arch_table(f):
     row("made of", lambda w: postlink(f, w)[1])
     row("vmlinux links per build", lambda w: f"{count(f.get(f'{w}_links'))}, from {f.get(f'{w}_link_input', '?')}")
     row("one vmlinux link, ms (median)", lambda w: msec(f.get(f"{w}_link_ms")))
-    row("`vmlinux.unstripped`, MiB", lambda w: mib(f.get(f"{w}_size_unstripped")))
-    row("`vmlinux`, MiB", lambda w: mib(f.get(f"{w}_size_vmlinux")))
-    row("`vmlinux.o`, MiB", lambda w: mib(f.get(f"{w}_size_vmlinux_o")))
+    row("MiB: `vmlinux.unstripped` / `vmlinux` / `vmlinux.o`",
+        lambda w: " / ".join(mib(f.get(f"{w}_size_{k}"))
+                             for k in ("unstripped", "vmlinux", "vmlinux_o")))
     row("modules (.ko, unsigned), KiB", lambda w: _kib(f.get(f"{w}_size_kos"), f.get(f"{w}_kos")))
     row("table entries", lambda w: count(f.get(f"{w}_entries")))
     row("dead entries", lambda w: dead(f, w))
     row("`linkpass check`", lambda w: _check(f, w))
-    row("boot: entries allocated", lambda w: count(f.get(f"{w}_allocated")))
-    row("boot: `__ftrace_invalid_address` lines", lambda w: count(f.get(f"{w}_invalid")))
+    row("boot: entries allocated; `__ftrace_invalid_address` lines; the boot script",
+        lambda w: f"{count(f.get(f'{w}_allocated'))}; {count(f.get(f'{w}_invalid'))}; "
+                  f"{f.get(f'{w}_boot', '—')}")
     row("boot: sites converted / records", lambda w: f"{count(f.get(f'{w}_boot_converted'))} / {count(f.get(f'{w}_boot_records'))}")
     row("boot: `ftrace_update_code()` µs", lambda w: msec(f.get(f"{w}_boot_update_us")))
     row("module sites; converted at load", lambda w: f"{count(f.get(f'{w}_ko_entries'))}; {count(f.get(f'{w}_mod_converted'))}")
-    row("boot script ran through", lambda w: f.get(f"{w}_boot", "—"))
     head = "| | " + " | ".join(h for _, h in ways) + " |"
     sep = "|---|" + "---:|" * len(ways)
     return "\n".join([head, sep, *rows])
