@@ -187,6 +187,8 @@ def tables(pairs):
                      num(g(p, "stock_invalid")), num(g(p, "stock_misnamed")),
                      num(g(p, "only_ours")),
                      f'{num(g(p, "module_entries"))} / {num(g(p, "stock_module_entries"))}',
+                     # a run on kept build dirs links nothing to count
+                     "—" if g(p, "full_reused") else
                      f'{g(p, "links_stock")} / {g(p, "links_lp")}',
                      g(p, "check")])
     parts.append(table(["pair", "ours: entries", "zeroed", "invalid at boot",

@@ -184,3 +184,11 @@ def test_a_debug_block_has_its_sizes_and_costs_against_distro(tmp_path):
     assert rows[".ko files summed, ours (MiB)"] == ["0.9", "3.0", "3.33 |"]
     assert "full build, stock (s)" not in rows
     assert "| figure | distro | debug | debug / distro |" in text
+
+
+def test_a_reused_build_dir_counts_no_links(tmp_path):
+    pair(tmp_path / "7.3-x86_64-gcc.facts", full_reused="1", links_stock="0",
+         links_lp="0", check="ok")
+    row = next(ln for ln in report(tmp_path).splitlines()
+               if ln.startswith("| 7.3 x86_64 gcc |"))
+    assert row.endswith("| — | ok |"), row
