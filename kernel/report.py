@@ -405,8 +405,9 @@ def main():
         print(f"report.py: left out {n}: from another run", file=sys.stderr)
     text = render(pairs, pairs[0].get("run_start", "?"),
                   DEBUG_TABLES if a.profile == "debug" else None)
-    if a.profile != "distro":
-        text += "\n" + "\n\n".join(growth(pairs, load(a.results), a.profile)) + "\n"
+    grew = growth(pairs, load(a.results), a.profile) if a.profile != "distro" else []
+    if grew:
+        text += "\n" + "\n\n".join(grew) + "\n"
     print(text)
     if a.doc:
         page = pathlib.Path(a.doc)
