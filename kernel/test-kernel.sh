@@ -71,7 +71,7 @@
 #                               Each ends with a line "sorttable-fix:
 #                               version=.. arch=.. toolchain=.. kept=N
 #                               function=F trace_lines=T check=ok|fail".
-#                               `make test`: 6.12:x86_64:clang
+#                               `make test`: 7.3:x86_64:clang19
 #   KERNELS_APPLY_ONLY          versions whose series is only applied
 #                               with git am and verified to carry this
 #                               linkpass, without building
