@@ -532,10 +532,11 @@ check_sorttable_fix() {
 	"$here/initramfs.sh" "$res/$(pair_id)-stockfix.cpio" "$(karch_of "$arch")" \
 		"$sf/.config" "$name"
 	# __do_softirq is called only when a softirq is pending as the boot
-	# script's processes come and go in the trace window; most boots
-	# record a few calls, some none (seen: 2 boots in 15).  Where its
-	# calls are asserted, a boot whose trace is empty is tried again, up
-	# to 5 boots (about 10 s each at tinyconfig size).
+	# script's processes come and go in the trace window.  With 10 execs
+	# many 7.3 clang19 boots recorded none (a run's 5 boots all empty;
+	# 2 of 4 by hand); a longer sleep gave none in 4, 50 execs calls in
+	# 6 of 6.  Where its calls are asserted, a boot whose trace is empty
+	# is tried again, up to 5 boots (about 6 s each at this size).
 	for boots in 1 2 3 4 5; do
 		"$here/boot.sh" "$(karch_of "$arch")" "$sf/$(image_of "$arch")" \
 			"$res/$(pair_id)-stockfix.cpio" "$log" >/dev/null || true
